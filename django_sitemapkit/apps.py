@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.core import checks
+from django.utils.module_loading import autodiscover_modules
+
+
+class SitemapkitConfig(AppConfig):
+    name = "django_sitemapkit"
+    verbose_name = "Sitemaps"
+
+    def ready(self) -> None:
+        from django_sitemapkit import checks as sitemap_checks
+
+        # Like the admin: every installed app's sitemaps.py registers its sources.
+        autodiscover_modules("sitemaps")
+        checks.register(sitemap_checks.check_settings)
+        checks.register(sitemap_checks.check_sources)
+        checks.register(sitemap_checks.check_urls, checks.Tags.urls)

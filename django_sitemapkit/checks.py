@@ -1,0 +1,466 @@
+"""System checks: misconfiguration found at ``manage.py check``, before a crawler finds it.
+
+Ids are never reused; the README's table lists every one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning
+from django.core.exceptions import FieldError, ImproperlyConfigured
+from django.db import DatabaseError
+from django.http.request import split_domain_port, validate_host
+from django.urls import NoReverseMatch, get_resolver
+from django.urls.resolvers import URLResolver
+
+from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.locations import (
+    Origin,
+    base_url_problem,
+    fixed_script_prefix,
+    sitemap_directory,
+)
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sources import (
+    BaseSource,
+    Field,
+    SitemapSource,
+    StaticPage,
+    StaticSource,
+)
+from django_sitemapkit.urls import SectionConverter
+from django_sitemapkit.values import CHANGEFREQS, format_lastmod, format_priority
+
+SECTION_NAME = re.compile(rf"\A{SectionConverter.regex}\Z")
+
+
+def check_settings(**kwargs: Any) -> list[CheckMessage]:
+    errors = check_base_url() + check_limit() + check_strict()
+    if not errors:
+        errors += check_allowed_hosts() + check_sites_framework()
+    return errors
+
+
+def check_base_url() -> list[CheckMessage]:
+    value = conf.BASE_URL
+    if value is None or value == "":
+        return [
+            Error(
+                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
+                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
+                "such as 'https://www.example.com'.",
+                id="sitemapkit.E001",
+            )
+        ]
+    problem = base_url_problem(value)
+    if problem is None:
+        return []
+    parts = urlsplit(value) if isinstance(value, str) else None
+    if problem in ("is not an absolute http or https URL", "has an invalid port"):
+        return [
+            Error(
+                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+                hint="Set it to 'http://' or 'https://' followed by the site's host, such as "
+                "'https://www.example.com'.",
+                id="sitemapkit.E002",
+            )
+        ]
+    assert parts is not None
+    fixed = Origin.from_parts(parts).url
+    hint = f"Set SITEMAPKIT_BASE_URL to {fixed!r}."
+    if problem == "carries a path":
+        hint += " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead."
+    return [
+        Error(
+            f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+            hint=hint,
+            id="sitemapkit.E003",
+        )
+    ]
+
+
+def check_allowed_hosts() -> list[CheckMessage]:
+    # With DEBUG on and ALLOWED_HOSTS empty Django serves localhost only, as
+    # in development: there the check would only be noise.
+    if settings.DEBUG and not settings.ALLOWED_HOSTS:
+        return []
+    origin = Origin.from_settings()
+    if validate_host(origin.host, settings.ALLOWED_HOSTS):
+        return []
+    return [
+        Error(
+            f"The host of SITEMAPKIT_BASE_URL, {origin.host!r}, is not accepted by "
+            f"ALLOWED_HOSTS {settings.ALLOWED_HOSTS!r}.",
+            hint=f"Add {origin.host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            "the site is served on.",
+            id="sitemapkit.E004",
+        )
+    ]
+
+
+def check_sites_framework() -> list[CheckMessage]:
+    from django.apps import apps
+
+    if not apps.is_installed("django.contrib.sites"):
+        return []
+    from django.contrib.sites.models import Site
+
+    try:
+        domain = Site.objects.get_current().domain
+    except (DatabaseError, ImproperlyConfigured, Site.DoesNotExist):
+        # No table or no row yet (before the first migrate): nothing to compare.
+        return []
+    origin = Origin.from_settings()
+    host, port = split_domain_port(domain)
+    if host == origin.host and (not port or int(port) == origin.port):
+        return []
+    return [
+        Warning(
+            f"SITEMAPKIT_BASE_URL {conf.BASE_URL!r} names another host than the current "
+            f"Site's domain {domain!r} (django.contrib.sites).",
+            hint="Make them agree: update the Site's domain in the admin, or "
+            "SITEMAPKIT_BASE_URL. Sitemaps are built on SITEMAPKIT_BASE_URL.",
+            id="sitemapkit.W001",
+        )
+    ]
+
+
+def check_limit() -> list[CheckMessage]:
+    value = conf.LIMIT
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and 1 <= value <= MAX_URLS
+    ):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_LIMIT is {value!r}, not a whole number from 1 to {MAX_URLS:,}.",
+            hint=f"Set SITEMAPKIT_LIMIT to at most {MAX_URLS} (the protocol's cap), or remove it.",
+            id="sitemapkit.E012",
+        )
+    ]
+
+
+def check_strict() -> list[CheckMessage]:
+    value = conf.STRICT
+    if isinstance(value, bool):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_STRICT is {value!r}, not True or False.",
+            hint="Set SITEMAPKIT_STRICT = True to raise on invalid entries, or False to skip "
+            "and log them.",
+            id="sitemapkit.E016",
+        )
+    ]
+
+
+def check_sources(**kwargs: Any) -> list[CheckMessage]:
+    errors = check_section_names(registry.all())
+    for source in registry.all():
+        errors += check_source(source)
+    return errors
+
+
+def check_section_names(sources: Iterable[BaseSource]) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
+    seen: dict[str, BaseSource] = {}
+    for source in sources:
+        if not isinstance(source.name, str) or not SECTION_NAME.match(source.name):
+            errors.append(
+                Error(
+                    f"{describe(source)} has the section name {source.name!r}, which cannot "
+                    "appear safely in a file name.",
+                    hint="Set name to 1 to 64 ASCII letters, digits, '-' or '_', starting "
+                    "with a letter or digit.",
+                    obj=type(source),
+                    id="sitemapkit.E007",
+                )
+            )
+            continue
+        # Case-insensitive: pre-rendered files may land on a case-insensitive disk.
+        other = seen.setdefault(source.name.lower(), source)
+        if other is not source:
+            errors.append(
+                Error(
+                    f"{describe(source)} has the section name {source.name!r}, already used "
+                    f"by {describe(other)}.",
+                    hint="Give each source its own name; names that differ only in case "
+                    "count as the same.",
+                    obj=type(source),
+                    id="sitemapkit.E006",
+                )
+            )
+    return errors
+
+
+def check_source(source: BaseSource) -> list[CheckMessage]:
+    errors = check_limit_attribute(source) + check_constants(source)
+    if isinstance(source, SitemapSource):
+        errors += check_queryset_source(source)
+    elif isinstance(source, StaticSource):
+        errors += check_static_source(source)
+    return errors
+
+
+def check_limit_attribute(source: BaseSource) -> list[CheckMessage]:
+    value = source.limit
+    if value is None or (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and 1 <= value <= MAX_URLS
+    ):
+        return []
+    return [
+        Error(
+            f"{describe(source)} declares limit {value!r}, not a whole number from 1 to "
+            f"{MAX_URLS:,}.",
+            hint=f"Set limit to a number from 1 to {MAX_URLS}, or remove it to use "
+            "SITEMAPKIT_LIMIT.",
+            obj=type(source),
+            id="sitemapkit.E014",
+        )
+    ]
+
+
+def check_constants(source: BaseSource) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
+    changefreq = type(source).changefreq
+    if not (
+        changefreq is None or callable(changefreq) or isinstance(changefreq, Field)
+    ) and (not isinstance(changefreq, str) or changefreq not in CHANGEFREQS):
+        errors.append(
+            Error(
+                f"{describe(source)} declares changefreq {changefreq!r}, which is not a "
+                "protocol value.",
+                hint=f"Use one of {', '.join(map(repr, CHANGEFREQS))}, "
+                "Field('<field path>'), or a changefreq(row) method.",
+                obj=type(source),
+                id="sitemapkit.E008",
+            )
+        )
+    priority = type(source).priority
+    if not (priority is None or callable(priority) or isinstance(priority, Field)):
+        try:
+            format_priority(priority)
+        except InvalidEntry:
+            errors.append(
+                Error(
+                    f"{describe(source)} declares priority {priority!r}, which is not a "
+                    "number from 0.0 to 1.0.",
+                    hint="Use a number from 0.0 to 1.0, Field('<field path>'), or a "
+                    "priority(row) method.",
+                    obj=type(source),
+                    id="sitemapkit.E009",
+                )
+            )
+    return errors + check_lastmod_constant(source)
+
+
+def check_lastmod_constant(source: BaseSource) -> list[CheckMessage]:
+    lastmod = type(source).lastmod
+    if lastmod is None or callable(lastmod) or isinstance(lastmod, Field):
+        return []
+    if isinstance(source, SitemapSource) and isinstance(lastmod, str):
+        return []  # a field path, checked with the others
+    try:
+        format_lastmod(lastmod)
+    except InvalidEntry:
+        return [
+            Error(
+                f"{describe(source)} declares lastmod {lastmod!r}, which is neither a "
+                "date, a datetime, nor a field path.",
+                hint="Name a date or datetime field (lastmod = 'updated_at'), or define "
+                "a lastmod(row) method.",
+                obj=type(source),
+                id="sitemapkit.E015",
+            )
+        ]
+    return []
+
+
+def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
+    if source.queryset is None:
+        return [
+            Error(
+                f"{describe(source)} declares no queryset.",
+                hint="Set queryset = Model.objects.all() (or a filtered queryset).",
+                obj=type(source),
+                id="sitemapkit.E013",
+            )
+        ]
+    errors = check_field_paths(source)
+    if source.url_name is not None:
+        errors += check_url_name(source, source.url_name, set(source.url_kwargs))
+    elif source.uses_instances() and not hasattr(source.model, "get_absolute_url"):
+        errors.append(
+            Error(
+                f"{describe(source)} has no url_name and its model "
+                f"{source.model._meta.label} has no get_absolute_url().",
+                hint="Set url_name and url_kwargs, define get_absolute_url() on the model, "
+                "or override location(row) on the source.",
+                obj=type(source),
+                id="sitemapkit.E013",
+            )
+        )
+    return errors
+
+
+def check_field_paths(source: SitemapSource) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
+    ordering = [path.removeprefix("-") for path in source.ordering]
+    for path in dict.fromkeys([*source.columns(), *ordering]):
+        try:
+            source.get_queryset().values(path)
+        except FieldError:
+            errors.append(
+                Error(
+                    f"{describe(source)} names the field path {path!r}, which does not exist "
+                    f"on {source.model._meta.label}.",
+                    hint="Use a field name, or a path across relations such as "
+                    "'category__slug'.",
+                    obj=type(source),
+                    id="sitemapkit.E011",
+                )
+            )
+    return errors
+
+
+def check_static_source(source: StaticSource) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
+    for item in source.urls:
+        try:
+            page = StaticPage.from_declaration(item)
+        except TypeError as exc:
+            errors.append(
+                Error(
+                    f"{describe(source)} lists {item!r} in urls, which is not a page.",
+                    hint=str(exc).replace(f"{item!r} is not", "Use"),
+                    obj=type(source),
+                    id="sitemapkit.E017",
+                )
+            )
+            continue
+        if page.url_name is not None:
+            errors += check_url_name(source, page.url_name, set(page.kwargs))
+        elif page.path is not None:
+            errors += check_fixed_url(source, page.path)
+    return errors
+
+
+def check_fixed_url(source: BaseSource, url: str) -> list[CheckMessage]:
+    if url.startswith("/") and not url.startswith("//"):
+        return []
+    try:
+        origin = Origin.from_parts(urlsplit(url))
+        expected = Origin.from_settings()
+    except (ValueError, ImproperlyConfigured):
+        origin, expected = None, None
+    if origin is not None and origin == expected:
+        return []
+    return [
+        Error(
+            f"{describe(source)} lists the URL {url!r}, which is not on SITEMAPKIT_BASE_URL "
+            f"{conf.BASE_URL!r}.",
+            hint="A sitemap lists URLs of one host only: list a path starting with '/', "
+            "or remove the URL.",
+            obj=type(source),
+            id="sitemapkit.E005",
+        )
+    ]
+
+
+def check_url_name(
+    source: BaseSource, url_name: str, kwargs: set[str]
+) -> list[CheckMessage]:
+    accepted = url_parameter_sets(url_name)
+    if any(kwargs >= required and kwargs <= allowed for required, allowed in accepted):
+        return []
+    if accepted:
+        expected = " or ".join(repr(sorted(allowed)) for _, allowed in accepted)
+        problem = f"takes the arguments {expected}, not {sorted(kwargs)!r}"
+    else:
+        problem = "is not a URL name of ROOT_URLCONF"
+    return [
+        Error(
+            f"{describe(source)} names the URL {url_name!r}, which {problem}.",
+            hint="Set url_name to a name in your URLconf and url_kwargs to its arguments "
+            "(URL argument -> field path).",
+            obj=type(source),
+            id="sitemapkit.E010",
+        )
+    ]
+
+
+def url_parameter_sets(url_name: str) -> list[tuple[set[str], set[str]]]:
+    """(required, allowed) keyword sets of every pattern ``reverse(url_name)`` may use."""
+    *namespaces, name = url_name.split(":")
+    resolver: URLResolver = get_resolver()
+    for namespace in namespaces:
+        try:
+            _, resolver = resolver.namespace_dict[namespace]
+        except KeyError:
+            try:
+                # An application namespace resolves to its default instance.
+                instance = resolver.app_dict[namespace][0]
+                _, resolver = resolver.namespace_dict[instance]
+            except (KeyError, IndexError):
+                return []
+    sets = []
+    for possibility, _pattern, defaults, _converters in resolver.reverse_dict.getlist(
+        name
+    ):
+        for _result, params in possibility:
+            required = set(params) - set(defaults)
+            sets.append((required, set(params) | set(defaults)))
+    return sets
+
+
+def check_urls(**kwargs: Any) -> list[CheckMessage]:
+    try:
+        directory = sitemap_directory_if_mounted()
+    except ImproperlyConfigured:
+        return []
+    if directory is None:
+        return [
+            Warning(
+                "django_sitemapkit.urls is not included in ROOT_URLCONF, so the sitemap "
+                "index and pages have no URL.",
+                hint="Add path('', include('django_sitemapkit.urls')) to your urlpatterns.",
+                id="sitemapkit.W002",
+            )
+        ]
+    if directory == fixed_script_prefix():
+        return []
+    return [
+        Warning(
+            f"django_sitemapkit.urls is mounted under {directory!r}: by the protocol's "
+            "location rule the sitemap may then list only URLs under that path, and other "
+            "entries are skipped.",
+            hint="Include django_sitemapkit.urls at the root of your URLconf: "
+            "path('', include('django_sitemapkit.urls')).",
+            id="sitemapkit.W003",
+        )
+    ]
+
+
+def sitemap_directory_if_mounted() -> str | None:
+    from django_sitemapkit.locations import index_path
+
+    try:
+        index_path()
+    except NoReverseMatch:
+        return None
+    return sitemap_directory()
+
+
+def describe(source: BaseSource) -> str:
+    cls = type(source)
+    return f"Sitemap source {cls.__module__}.{cls.__qualname__}"

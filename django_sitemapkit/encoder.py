@@ -1,0 +1,117 @@
+"""Template-free streaming encoder: ``<urlset>`` and ``<sitemapindex>`` bytes from entries.
+
+Nothing here builds a tree or a template: each entry becomes one line of
+UTF-8 bytes, lines are gathered into chunks of about ``CHUNK_BYTES`` and
+yielded, and the byte count is kept so no document passes the protocol's
+50 MiB cap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
+
+from django_sitemapkit.conf import MAX_BYTES, MAX_URLS
+
+NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+CHUNK_BYTES = 64 * 1024
+
+# sitemaps.org protocol, "Entity escaping": these five, and only once.
+_ESCAPES = str.maketrans(
+    {"&": "&amp;", "'": "&apos;", '"': "&quot;", ">": "&gt;", "<": "&lt;"}
+)
+
+
+class Entry(NamedTuple):
+    """One ``<url>`` (or ``<sitemap>``) with its values already validated and formatted."""
+
+    loc: str
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
+
+
+def escape(text: str) -> str:
+    return text.translate(_ESCAPES)
+
+
+def url_element(entry: Entry) -> str:
+    # Schema order: loc, lastmod, changefreq, priority.
+    parts = ["<url><loc>", escape(entry.loc), "</loc>"]
+    if entry.lastmod is not None:
+        parts += ("<lastmod>", entry.lastmod, "</lastmod>")
+    if entry.changefreq is not None:
+        parts += ("<changefreq>", entry.changefreq, "</changefreq>")
+    if entry.priority is not None:
+        parts += ("<priority>", entry.priority, "</priority>")
+    parts.append("</url>\n")
+    return "".join(parts)
+
+
+def sitemap_element(entry: Entry) -> str:
+    lastmod = "" if entry.lastmod is None else f"<lastmod>{entry.lastmod}</lastmod>"
+    return f"<sitemap><loc>{escape(entry.loc)}</loc>{lastmod}</sitemap>\n"
+
+
+class Document(NamedTuple):
+    root: str
+    element: Callable[[Entry], str]
+
+    @property
+    def opening(self) -> bytes:
+        return XML_DECLARATION + f'<{self.root} xmlns="{NAMESPACE}">\n'.encode()
+
+    @property
+    def closing(self) -> bytes:
+        return f"</{self.root}>\n".encode()
+
+
+URLSET = Document("urlset", url_element)
+SITEMAPINDEX = Document("sitemapindex", sitemap_element)
+
+
+class Encoder:
+    """Writes one document, counting URLs and bytes as it goes.
+
+    After the stream is exhausted, ``count`` is the number of entries written
+    and ``cut`` is true when an entry was left out because it would have taken
+    the document past ``max_bytes`` or ``max_urls``.
+    """
+
+    def __init__(
+        self,
+        document: Document,
+        *,
+        max_urls: int = MAX_URLS,
+        max_bytes: int = MAX_BYTES,
+    ) -> None:
+        self.document = document
+        self.max_urls = max_urls
+        self.max_bytes = max_bytes
+        self.count = 0
+        self.size = 0
+        self.cut = False
+
+    def stream(self, entries: Iterable[Entry]) -> Iterator[bytes]:
+        opening, closing = self.document.opening, self.document.closing
+        element = self.document.element
+        self.size = len(opening) + len(closing)
+        chunk = [opening]
+        chunk_size = len(opening)
+        for entry in entries:
+            line = element(entry).encode()
+            if self.count == self.max_urls or self.size + len(line) > self.max_bytes:
+                self.cut = True
+                break
+            self.count += 1
+            self.size += len(line)
+            chunk.append(line)
+            chunk_size += len(line)
+            if chunk_size >= CHUNK_BYTES:
+                yield b"".join(chunk)
+                chunk, chunk_size = [], 0
+        # Only a complete document gets its closing tag: an exception above
+        # ends the stream without it, so a client can tell it was cut short.
+        chunk.append(closing)
+        yield b"".join(chunk)

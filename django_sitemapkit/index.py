@@ -1,0 +1,40 @@
+"""The sitemap index: one entry per non-empty page of every section."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from django_sitemapkit.encoder import Entry
+from django_sitemapkit.locations import Origin, page_path
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sources import BaseSource, LastmodValue, _sortable
+from django_sitemapkit.values import format_lastmod
+
+
+class IndexedPage(NamedTuple):
+    source: BaseSource
+    page: int
+    lastmod: LastmodValue | None
+
+
+def indexed_pages() -> Iterator[IndexedPage]:
+    """Every page of every section; a section with no rows has none."""
+    for source in registry.sections():
+        for page in range(1, source.page_count() + 1):
+            yield IndexedPage(source, page, source.page_stats(page).lastmod)
+
+
+def index_entries(pages: list[IndexedPage], origin: Origin) -> list[Entry]:
+    return [
+        Entry(
+            origin.url + page_path(item.source.name, item.page),
+            None if item.lastmod is None else format_lastmod(item.lastmod),
+        )
+        for item in pages
+    ]
+
+
+def newest(pages: list[IndexedPage]) -> LastmodValue | None:
+    dates = [item.lastmod for item in pages if item.lastmod is not None]
+    return max(dates, key=_sortable, default=None)

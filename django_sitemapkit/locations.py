@@ -1,0 +1,180 @@
+"""Absolute locations: the base URL, the sitemap's own URLs, and the single-host rule."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from urllib.parse import SplitResult, urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_prefix
+from django.utils.encoding import iri_to_uri
+
+from django_sitemapkit.conf import conf
+from django_sitemapkit.exceptions import InvalidEntry
+
+# sitemaps.org protocol, "XML tag definitions": <loc> "must be less than
+# 2,048 characters".
+MAX_LOCATION_LENGTH = 2_048
+DEFAULT_PORTS = {"http": 80, "https": 443}
+URL_NAMESPACE = "sitemapkit"
+
+
+def base_url_problem(value: object) -> str | None:
+    """Why ``value`` cannot serve as ``SITEMAPKIT_BASE_URL``, or ``None`` if it can."""
+    if not isinstance(value, str) or not value:
+        return "is not set"
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return "has an invalid port"
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return "is not an absolute http or https URL"
+    if parts.username is not None or parts.password is not None:
+        return "carries credentials"
+    if parts.query or parts.fragment or value.endswith(("?", "#")):
+        return "carries a query string or fragment"
+    if parts.path not in ("", "/"):
+        return "carries a path"
+    return None
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Scheme, host and port of ``SITEMAPKIT_BASE_URL``: the one host of every sitemap."""
+
+    scheme: str
+    host: str
+    port: int
+
+    @classmethod
+    def from_settings(cls) -> Origin:
+        value = conf.BASE_URL
+        problem = base_url_problem(value)
+        if problem is not None:
+            raise ImproperlyConfigured(
+                f"SITEMAPKIT_BASE_URL {problem} ({value!r}); set it to the scheme and "
+                "host the site is served on, such as 'https://www.example.com'."
+            )
+        assert isinstance(value, str)
+        return cls.from_parts(urlsplit(value))
+
+    @classmethod
+    def from_parts(cls, parts: SplitResult) -> Origin:
+        scheme = parts.scheme.lower()
+        port = parts.port or DEFAULT_PORTS.get(scheme, 0)
+        return cls(scheme, (parts.hostname or "").lower(), port)
+
+    @property
+    def url(self) -> str:
+        """``scheme://host[:port]`` with the default port left out."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        if self.port == DEFAULT_PORTS.get(self.scheme):
+            return f"{self.scheme}://{host}"
+        return f"{self.scheme}://{host}:{self.port}"
+
+
+def fixed_script_prefix() -> str:
+    """The script prefix every location is built with, in a request or not.
+
+    Django sets the prefix per request from ``SCRIPT_NAME`` unless
+    ``FORCE_SCRIPT_NAME`` is set; fixing it here makes the views and anything
+    rendered outside a request produce the same bytes.
+    """
+    prefix = settings.FORCE_SCRIPT_NAME or "/"
+    return prefix if prefix.endswith("/") else prefix + "/"
+
+
+@contextmanager
+def stable_script_prefix() -> Iterator[None]:
+    previous = get_script_prefix()
+    set_script_prefix(fixed_script_prefix())
+    try:
+        yield
+    finally:
+        set_script_prefix(previous)
+
+
+def index_path() -> str:
+    with stable_script_prefix():
+        return reverse(f"{URL_NAMESPACE}:index")
+
+
+def page_path(section: str, page: int) -> str:
+    with stable_script_prefix():
+        return reverse(
+            f"{URL_NAMESPACE}:page", kwargs={"section": section, "page": page}
+        )
+
+
+def sitemap_directory() -> str:
+    """The directory the index is served from; by the protocol's location rule
+    ("Sitemap file location") a sitemap may only list URLs at or below it."""
+    try:
+        path = index_path()
+    except NoReverseMatch:
+        return fixed_script_prefix()
+    return posixpath.dirname(path).rstrip("/") + "/"
+
+
+class LocationPolicy:
+    """Turns what ``reverse()`` or ``location()`` returned into a ``<loc>``, or refuses it."""
+
+    def __init__(self, origin: Origin, directory: str) -> None:
+        self.origin = origin
+        self.directory = directory
+        self.prefix = origin.url + directory
+
+    @classmethod
+    def from_settings(cls) -> LocationPolicy:
+        return cls(Origin.from_settings(), sitemap_directory())
+
+    def absolute(self, location: str) -> str:
+        try:
+            # RFC 3987 section 3.1: an IRI becomes a URI by percent-encoding
+            # its UTF-8 bytes; controls and spaces are escaped the same way.
+            uri = iri_to_uri(location)
+        except UnicodeError as exc:
+            raise InvalidEntry(f"location {location!r} is not valid Unicode") from exc
+        if uri.startswith("/") and not uri.startswith("//"):
+            url = self.origin.url + uri
+        else:
+            url = self._same_origin_url(uri)
+        if not url.startswith(self.prefix):
+            raise InvalidEntry(
+                f"location {url!r} is outside {self.prefix!r}, the directory the sitemap "
+                "is served from (sitemaps.org location rule)"
+            )
+        if len(url) >= MAX_LOCATION_LENGTH:
+            raise InvalidEntry(
+                f"location of {len(url):,} characters is too long (the protocol requires "
+                f"fewer than {MAX_LOCATION_LENGTH:,}): {url[:80]!r}..."
+            )
+        return url
+
+    def _same_origin_url(self, uri: str) -> str:
+        parts = urlsplit(uri)
+        if not parts.scheme or not parts.netloc:
+            raise InvalidEntry(
+                f"location {uri!r} is relative; return a path starting with '/'"
+            )
+        try:
+            origin = Origin.from_parts(parts)
+        except ValueError as exc:
+            raise InvalidEntry(f"location {uri!r} has an invalid port") from exc
+        if (
+            origin != self.origin
+            or parts.username is not None
+            or parts.password is not None
+        ):
+            raise InvalidEntry(
+                f"location {uri!r} is not on {self.origin.url!r} (SITEMAPKIT_BASE_URL); "
+                "a sitemap lists URLs of one host only"
+            )
+        # Rebuild on the canonical origin so case and default ports don't vary.
+        rest = uri[len(f"{parts.scheme}://{parts.netloc}") :]
+        return self.origin.url + (rest if rest.startswith("/") else "/" + rest)

@@ -1,0 +1,50 @@
+"""The sources of this project, filled by ``register`` as apps' ``sitemaps.py`` are imported."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django_sitemapkit.sources import BaseSource
+
+SourceClass = TypeVar("SourceClass", bound=type[BaseSource])
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._sources: list[BaseSource] = []
+
+    def register(self, source_class: SourceClass) -> SourceClass:
+        """Add a source; usable as a class decorator. Duplicate names are left to the checks."""
+        if not (
+            isinstance(source_class, type) and issubclass(source_class, BaseSource)
+        ):
+            raise TypeError(
+                f"register() takes a SitemapSource or StaticSource subclass, not {source_class!r}."
+            )
+        self._sources.append(source_class())
+        return source_class
+
+    def unregister(self, source_class: type[BaseSource]) -> None:
+        self._sources = [s for s in self._sources if type(s) is not source_class]
+
+    def all(self) -> list[BaseSource]:
+        """Every registered source, in registration order (duplicates included)."""
+        return list(self._sources)
+
+    def get(self, name: str) -> BaseSource | None:
+        """The first source registered under ``name``."""
+        return next((s for s in self._sources if s.name == name), None)
+
+    def sections(self) -> list[BaseSource]:
+        """One source per name: what the index lists."""
+        seen: set[str] = set()
+        unique = []
+        for source in self._sources:
+            if source.name not in seen:
+                seen.add(source.name)
+                unique.append(source)
+        return unique
+
+
+registry = Registry()
+register = registry.register

@@ -1,0 +1,388 @@
+"""Declarative sitemap sources: what to list, and how each row becomes a ``<url>``.
+
+A source declares where its values come from. ``lastmod`` names a field
+path (or is a per-row method); ``changefreq`` and ``priority`` are protocol
+constants, :class:`Field` markers for a field path, or per-row methods.
+``location(row)`` may be overridden for anything the declarative form
+cannot say.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+from django.core.exceptions import ImproperlyConfigured
+from django.db import models
+from django.db.models import Count, Max
+from django.urls import NoReverseMatch, reverse
+
+from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.encoder import Entry
+from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
+from django_sitemapkit.values import (
+    aware_utc,
+    format_changefreq,
+    format_lastmod,
+    format_priority,
+)
+
+logger = logging.getLogger("django_sitemapkit")
+
+LastmodValue = dt.date | dt.datetime
+
+
+class Field:
+    """Read ``changefreq``, ``priority`` (or ``lastmod``) from a field path of each row."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"Field({self.path!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Field) and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
+
+class PageStats(NamedTuple):
+    """What one aggregate query says about a page, before any row is read."""
+
+    count: int
+    lastmod: LastmodValue | None
+    fingerprint: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Getter:
+    """How one optional value is obtained: a formatted constant, a field, or a method."""
+
+    constant: str | None = None
+    path: str | None = None
+    method: Callable[[Any], Any] | None = None
+
+    def raw(self, row: Any, read: Callable[[Any, str], Any]) -> Any:
+        if self.method is not None:
+            return self.method(row)
+        if self.path is not None:
+            return read(row, self.path)
+        return None
+
+
+class BaseSource:
+    """What every source shares: naming, limits, and turning rows into entries."""
+
+    name: ClassVar[str] = ""
+    #: URLs per page for this source; capped by ``SITEMAPKIT_LIMIT``.
+    limit: ClassVar[int | None] = None
+    lastmod: Any = None
+    changefreq: Any = None
+    priority: Any = None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__qualname__} {self.name!r}>"
+
+    # -- paging -----------------------------------------------------------------
+
+    def page_size(self) -> int:
+        return min(conf.LIMIT, self.limit or MAX_URLS)
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def page_count(self) -> int:
+        return -(-self.count() // self.page_size())
+
+    def page_stats(self, page: int) -> PageStats:
+        raise NotImplementedError
+
+    def page_rows(self, page: int) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def page_bounds(self, page: int) -> tuple[int, int]:
+        size = self.page_size()
+        return (page - 1) * size, page * size
+
+    # -- values -----------------------------------------------------------------
+
+    def read(self, row: Any, path: str) -> Any:
+        """The value of a field path on a row."""
+        raise NotImplementedError
+
+    def row_key(self, row: Any) -> str:
+        """How log messages name a row."""
+        raise NotImplementedError
+
+    def location(self, row: Any) -> str:
+        """A path starting with ``/`` (or an absolute URL on the base URL's host)."""
+        raise NotImplementedError
+
+    def getter(self, attribute: str) -> Getter:
+        declared = getattr(type(self), attribute, None)
+        if callable(declared):
+            return Getter(method=getattr(self, attribute))
+        if isinstance(declared, Field):
+            return Getter(path=declared.path)
+        if declared is None:
+            return Getter()
+        return self.constant_getter(attribute, declared)
+
+    def constant_getter(self, attribute: str, value: Any) -> Getter:
+        try:
+            return Getter(constant=FORMATTERS[attribute](value))
+        except InvalidEntry as exc:
+            # The system checks report this at start-up; this is the backstop.
+            raise ImproperlyConfigured(f"Source {self.name!r} declares {exc}.") from exc
+
+    def entries(self, rows: Iterable[Any], policy: LocationPolicy) -> Iterator[Entry]:
+        """Valid entries for ``rows``; invalid rows are logged and skipped (raised when strict)."""
+        lastmod = self.getter("lastmod")
+        changefreq = self.getter("changefreq")
+        priority = self.getter("priority")
+        strict = conf.STRICT
+        with stable_script_prefix():
+            for row in rows:
+                try:
+                    yield Entry(
+                        policy.absolute(self.row_location(row)),
+                        self.formatted(lastmod, row, format_lastmod),
+                        self.formatted(changefreq, row, format_changefreq),
+                        self.formatted(priority, row, format_priority),
+                    )
+                except InvalidEntry as exc:
+                    message = (
+                        f"Skipped {self.row_key(row)} of source {self.name!r}: {exc}."
+                    )
+                    if strict:
+                        raise InvalidEntry(message) from exc
+                    logger.warning(message)
+
+    def row_location(self, row: Any) -> str:
+        try:
+            location = self.location(row)
+        except NoReverseMatch as exc:
+            raise InvalidEntry(f"its URL does not reverse ({exc})") from exc
+        if not isinstance(location, str):
+            raise InvalidEntry(f"location {location!r} is not a string")
+        return location
+
+    def formatted(
+        self, getter: Getter, row: Any, formatter: Callable[[Any], str]
+    ) -> str | None:
+        if getter.constant is not None:
+            return getter.constant
+        value = getter.raw(row, self.read)
+        return None if value is None else formatter(value)
+
+
+FORMATTERS: Mapping[str, Callable[[Any], str]] = {
+    "lastmod": format_lastmod,
+    "changefreq": format_changefreq,
+    "priority": format_priority,
+}
+
+
+class SitemapSource(BaseSource):
+    """URLs for the rows of a queryset.
+
+    Locations come from ``reverse(url_name, kwargs=...)`` where ``url_kwargs``
+    maps each URL keyword argument to a field path, or from the model's
+    ``get_absolute_url()`` when no ``url_name`` is given, or from an
+    overridden ``location(row)``.
+    """
+
+    queryset: ClassVar[models.QuerySet[Any] | None] = None
+    url_name: ClassVar[str | None] = None
+    url_kwargs: ClassVar[Mapping[str, str]] = {}
+    #: Extra field paths that per-row methods read from the row.
+    fields: ClassVar[Sequence[str]] = ()
+    #: Field paths to order by; the primary key is appended so pages are stable.
+    ordering: ClassVar[Sequence[str]] = ()
+    #: Hand per-row methods model instances instead of dicts of field paths.
+    use_instances: ClassVar[bool] = False
+
+    def get_queryset(self) -> models.QuerySet[Any]:
+        if self.queryset is None:
+            raise TypeError(f"Source {self.name!r} declares no queryset.")
+        return self.queryset.all()
+
+    @property
+    def model(self) -> type[models.Model]:
+        return self.get_queryset().model
+
+    def uses_instances(self) -> bool:
+        return self.use_instances or (
+            self.url_name is None and type(self).location is SitemapSource.location
+        )
+
+    def order_by(self) -> list[str]:
+        ordering = list(self.ordering)
+        if not {
+            "pk",
+            "-pk",
+            self.model._meta.pk.name,
+            f"-{self.model._meta.pk.name}",
+        } & set(ordering):
+            ordering.append("pk")
+        return ordering
+
+    def lastmod_path(self) -> str | None:
+        """The field path of ``lastmod`` when the database can aggregate it."""
+        declared = type(self).lastmod
+        if isinstance(declared, str):
+            return declared
+        if isinstance(declared, Field):
+            return declared.path
+        return None
+
+    def getter(self, attribute: str) -> Getter:
+        if attribute == "lastmod" and isinstance(type(self).lastmod, str):
+            return Getter(path=type(self).lastmod)
+        return super().getter(attribute)
+
+    def columns(self) -> list[str]:
+        """Every field path a row needs, primary key first."""
+        paths = ["pk", *self.url_kwargs.values()]
+        for attribute in ("lastmod", "changefreq", "priority"):
+            path = self.getter(attribute).path
+            if path is not None:
+                paths.append(path)
+        paths.extend(self.fields)
+        return list(dict.fromkeys(paths))
+
+    def ordered(self) -> models.QuerySet[Any]:
+        return self.get_queryset().order_by(*self.order_by())
+
+    def count(self) -> int:
+        return self.get_queryset().count()
+
+    def page_stats(self, page: int) -> PageStats:
+        start, stop = self.page_bounds(page)
+        aggregates: dict[str, Any] = {"count": Count("pk"), "last_pk": Max("pk")}
+        path = self.lastmod_path()
+        if path is not None:
+            aggregates["lastmod"] = Max(path)
+        stats = self.ordered()[start:stop].aggregate(**aggregates)
+        lastmod = stats.get("lastmod")
+        return PageStats(
+            stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod)
+        )
+
+    def page_rows(self, page: int) -> Iterator[Any]:
+        start, stop = self.page_bounds(page)
+        queryset = self.ordered()
+        if not self.uses_instances():
+            queryset = queryset.values(*self.columns())
+        return queryset[start:stop].iterator(chunk_size=conf.CHUNK_SIZE)
+
+    def read(self, row: Any, path: str) -> Any:
+        if isinstance(row, dict):
+            return row[path]
+        value = row
+        for name in path.split("__"):
+            value = getattr(value, name)
+            if value is None:
+                return None
+        return value
+
+    def row_key(self, row: Any) -> str:
+        return f"pk={self.read(row, 'pk')!r}"
+
+    def location(self, row: Any) -> str:
+        if self.url_name is None:
+            url: str = row.get_absolute_url()
+            return url
+        kwargs = {}
+        for kwarg, path in self.url_kwargs.items():
+            value = self.read(row, path)
+            if value is None:
+                raise InvalidEntry(f"URL argument {kwarg!r} (field {path!r}) is None")
+            kwargs[kwarg] = value
+        return reverse(self.url_name, kwargs=kwargs)
+
+
+class StaticPage(NamedTuple):
+    """One fixed page of a :class:`StaticSource`: a URL name with kwargs, or a path."""
+
+    url_name: str | None
+    kwargs: Mapping[str, Any]
+    path: str | None
+
+    @classmethod
+    def from_declaration(cls, item: Any) -> StaticPage:
+        if isinstance(item, StaticPage):
+            return item
+        if isinstance(item, str):
+            if item.startswith("/") or "://" in item:
+                return cls(None, {}, item)
+            return cls(item, {}, None)
+        if isinstance(item, tuple) and len(item) == 2:
+            return cls(item[0], dict(item[1]), None)
+        raise TypeError(
+            f"{item!r} is not a URL name, a (URL name, kwargs) pair, or a path starting with '/'."
+        )
+
+    def __str__(self) -> str:
+        if self.path is not None:
+            return self.path
+        if self.kwargs:
+            return f"{self.url_name} {dict(self.kwargs)!r}"
+        return str(self.url_name)
+
+
+class StaticSource(BaseSource):
+    """Pages that are not model rows: URL names (with kwargs) or fixed paths.
+
+    ``urls = ["home", "about", ("category", {"slug": "shoes"}), "/legal/"]``
+    """
+
+    urls: ClassVar[Sequence[Any]] = ()
+
+    def pages(self) -> list[StaticPage]:
+        return [StaticPage.from_declaration(item) for item in self.urls]
+
+    def count(self) -> int:
+        return len(self.urls)
+
+    def page_rows(self, page: int) -> Iterator[StaticPage]:
+        start, stop = self.page_bounds(page)
+        return iter(self.pages()[start:stop])
+
+    def page_stats(self, page: int) -> PageStats:
+        pages = list(self.page_rows(page))
+        getter = self.getter("lastmod")
+        values = (
+            [type(self).lastmod] if getter.method is None else map(getter.method, pages)
+        )
+        # Invalid values are reported (and skipped) when the entries are written.
+        dates = [value for value in values if isinstance(value, dt.date)]
+        lastmod = max(dates, key=_sortable, default=None)
+        return PageStats(len(pages), lastmod, (tuple(pages), lastmod))
+
+    def read(self, row: Any, path: str) -> Any:
+        raise InvalidEntry(f"static pages have no field {path!r}")
+
+    def row_key(self, row: Any) -> str:
+        return f"page {str(row)!r}"
+
+    def location(self, row: StaticPage) -> str:
+        if row.path is not None:
+            return row.path
+        assert row.url_name is not None
+        return reverse(row.url_name, kwargs=row.kwargs)
+
+
+def _sortable(value: LastmodValue) -> dt.datetime:
+    """Dates and datetimes on one axis, so the newest of a mix can be found."""
+    if isinstance(value, dt.datetime):
+        return aware_utc(value)
+    return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)

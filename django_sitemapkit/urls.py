@@ -1,0 +1,44 @@
+"""``include("django_sitemapkit.urls")`` serves the index and every page."""
+
+from __future__ import annotations
+
+from django.urls import path, register_converter
+
+from django_sitemapkit import views
+
+
+class SectionConverter:
+    # The section names the system checks allow (sitemapkit.E007).
+    regex = "[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class PageConverter:
+    # ASCII digits without a leading zero, at most nine of them: a 20-digit
+    # page must never reach the database as an overflowing OFFSET.
+    regex = "[1-9][0-9]{0,8}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(SectionConverter, "sitemapkit_section")
+register_converter(PageConverter, "sitemapkit_page")
+
+app_name = "sitemapkit"
+urlpatterns = [
+    path("sitemap.xml", views.index, name="index"),
+    path(
+        "sitemap-<sitemapkit_section:section>-<sitemapkit_page:page>.xml",
+        views.page,
+        name="page",
+    ),
+]

@@ -1,0 +1,49 @@
+"""Settings for the test suite: SQLite by default, PostgreSQL when asked.
+
+``SITEMAPKIT_TEST_DATABASE=postgresql`` runs the suite on a PostgreSQL server
+found through the libpq variables ``PGHOST``, ``PGPORT``, ``PGUSER``,
+``PGPASSWORD`` and ``PGDATABASE``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+SECRET_KEY = "django-sitemapkit-tests"
+DEBUG = False
+ALLOWED_HOSTS = ["testserver", "www.example.com"]
+USE_TZ = True
+TIME_ZONE = "Europe/Paris"
+
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "testapp",
+    "django_sitemapkit",
+]
+MIDDLEWARE: list[str] = []
+ROOT_URLCONF = "testapp.urls"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+SITEMAPKIT_BASE_URL = "https://www.example.com"
+
+
+def database() -> dict[str, Any]:
+    engine = os.environ.get("SITEMAPKIT_TEST_DATABASE", "sqlite")
+    if engine == "sqlite":
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}
+    if engine == "postgresql":
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "HOST": os.environ.get("PGHOST", "127.0.0.1"),
+            "PORT": os.environ.get("PGPORT", "5432"),
+            "USER": os.environ.get("PGUSER", "postgres"),
+            "PASSWORD": os.environ.get("PGPASSWORD", ""),
+            "NAME": os.environ.get("PGDATABASE", "sitemapkit"),
+        }
+    raise ValueError(
+        f"SITEMAPKIT_TEST_DATABASE is {engine!r}; use 'sqlite' (the default) or 'postgresql'."
+    )
+
+
+DATABASES = {"default": database()}

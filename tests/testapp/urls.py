@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.urls import include, path
+
+
+def page(request: HttpRequest, **kwargs: object) -> HttpResponse:
+    return HttpResponse("page")
+
+
+urlpatterns = [
+    path("", page, name="home"),
+    path("about/", page, name="about"),
+    path("articles/<str:slug>/", page, name="article-detail"),
+    path("by-id/<int:pk>/", page, name="article-by-pk"),
+    path("c/<str:category>/<str:slug>/", page, name="article-in-category"),
+    path("c/<slug:category>/", page, name="category-detail"),
+    path("", include("django_sitemapkit.urls")),
+]
