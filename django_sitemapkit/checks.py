@@ -133,11 +133,7 @@ def check_sites_framework() -> list[CheckMessage]:
 
 def check_limit() -> list[CheckMessage]:
     value = conf.LIMIT
-    if (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and 1 <= value <= MAX_URLS
-    ):
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_URLS:
         return []
     return [
         Error(
@@ -213,9 +209,7 @@ def check_source(source: BaseSource) -> list[CheckMessage]:
 def check_limit_attribute(source: BaseSource) -> list[CheckMessage]:
     value = source.limit
     if value is None or (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and 1 <= value <= MAX_URLS
+        isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_URLS
     ):
         return []
     return [
@@ -233,9 +227,9 @@ def check_limit_attribute(source: BaseSource) -> list[CheckMessage]:
 def check_constants(source: BaseSource) -> list[CheckMessage]:
     errors: list[CheckMessage] = []
     changefreq = type(source).changefreq
-    if not (
-        changefreq is None or callable(changefreq) or isinstance(changefreq, Field)
-    ) and (not isinstance(changefreq, str) or changefreq not in CHANGEFREQS):
+    if not (changefreq is None or callable(changefreq) or isinstance(changefreq, Field)) and (
+        not isinstance(changefreq, str) or changefreq not in CHANGEFREQS
+    ):
         errors.append(
             Error(
                 f"{describe(source)} declares changefreq {changefreq!r}, which is not a "
@@ -324,8 +318,7 @@ def check_field_paths(source: SitemapSource) -> list[CheckMessage]:
                 Error(
                     f"{describe(source)} names the field path {path!r}, which does not exist "
                     f"on {source.model._meta.label}.",
-                    hint="Use a field name, or a path across relations such as "
-                    "'category__slug'.",
+                    hint="Use a field name, or a path across relations such as 'category__slug'.",
                     obj=type(source),
                     id="sitemapkit.E011",
                 )
@@ -377,9 +370,7 @@ def check_fixed_url(source: BaseSource, url: str) -> list[CheckMessage]:
     ]
 
 
-def check_url_name(
-    source: BaseSource, url_name: str, kwargs: set[str]
-) -> list[CheckMessage]:
+def check_url_name(source: BaseSource, url_name: str, kwargs: set[str]) -> list[CheckMessage]:
     accepted = url_parameter_sets(url_name)
     if any(kwargs >= required and kwargs <= allowed for required, allowed in accepted):
         return []
@@ -414,9 +405,7 @@ def url_parameter_sets(url_name: str) -> list[tuple[set[str], set[str]]]:
             except (KeyError, IndexError):
                 return []
     sets = []
-    for possibility, _pattern, defaults, _converters in resolver.reverse_dict.getlist(
-        name
-    ):
+    for possibility, _pattern, defaults, _converters in resolver.reverse_dict.getlist(name):
         for _result, params in possibility:
             required = set(params) - set(defaults)
             sets.append((required, set(params) | set(defaults)))

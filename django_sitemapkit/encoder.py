@@ -18,9 +18,7 @@ XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 CHUNK_BYTES = 64 * 1024
 
 # sitemaps.org protocol, "Entity escaping": these five, and only once.
-_ESCAPES = str.maketrans(
-    {"&": "&amp;", "'": "&apos;", '"': "&quot;", ">": "&gt;", "<": "&lt;"}
-)
+_ESCAPES = str.maketrans({"&": "&amp;", "'": "&apos;", '"': "&quot;", ">": "&gt;", "<": "&lt;"})
 
 
 class Entry(NamedTuple):

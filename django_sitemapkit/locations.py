@@ -106,9 +106,7 @@ def index_path() -> str:
 
 def page_path(section: str, page: int) -> str:
     with stable_script_prefix():
-        return reverse(
-            f"{URL_NAMESPACE}:page", kwargs={"section": section, "page": page}
-        )
+        return reverse(f"{URL_NAMESPACE}:page", kwargs={"section": section, "page": page})
 
 
 def sitemap_directory() -> str:
@@ -159,18 +157,12 @@ class LocationPolicy:
     def _same_origin_url(self, uri: str) -> str:
         parts = urlsplit(uri)
         if not parts.scheme or not parts.netloc:
-            raise InvalidEntry(
-                f"location {uri!r} is relative; return a path starting with '/'"
-            )
+            raise InvalidEntry(f"location {uri!r} is relative; return a path starting with '/'")
         try:
             origin = Origin.from_parts(parts)
         except ValueError as exc:
             raise InvalidEntry(f"location {uri!r} has an invalid port") from exc
-        if (
-            origin != self.origin
-            or parts.username is not None
-            or parts.password is not None
-        ):
+        if origin != self.origin or parts.username is not None or parts.password is not None:
             raise InvalidEntry(
                 f"location {uri!r} is not on {self.origin.url!r} (SITEMAPKIT_BASE_URL); "
                 "a sitemap lists URLs of one host only"

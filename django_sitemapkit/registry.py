@@ -15,9 +15,7 @@ class Registry:
 
     def register(self, source_class: SourceClass) -> SourceClass:
         """Add a source; usable as a class decorator. Duplicate names are left to the checks."""
-        if not (
-            isinstance(source_class, type) and issubclass(source_class, BaseSource)
-        ):
+        if not (isinstance(source_class, type) and issubclass(source_class, BaseSource)):
             raise TypeError(
                 f"register() takes a SitemapSource or StaticSource subclass, not {source_class!r}."
             )

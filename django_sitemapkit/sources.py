@@ -159,9 +159,7 @@ class BaseSource:
                         self.formatted(priority, row, format_priority),
                     )
                 except InvalidEntry as exc:
-                    message = (
-                        f"Skipped {self.row_key(row)} of source {self.name!r}: {exc}."
-                    )
+                    message = f"Skipped {self.row_key(row)} of source {self.name!r}: {exc}."
                     if strict:
                         raise InvalidEntry(message) from exc
                     logger.warning(message)
@@ -175,9 +173,7 @@ class BaseSource:
             raise InvalidEntry(f"location {location!r} is not a string")
         return location
 
-    def formatted(
-        self, getter: Getter, row: Any, formatter: Callable[[Any], str]
-    ) -> str | None:
+    def formatted(self, getter: Getter, row: Any, formatter: Callable[[Any], str]) -> str | None:
         if getter.constant is not None:
             return getter.constant
         value = getter.raw(row, self.read)
@@ -273,9 +269,7 @@ class SitemapSource(BaseSource):
             aggregates["lastmod"] = Max(path)
         stats = self.ordered()[start:stop].aggregate(**aggregates)
         lastmod = stats.get("lastmod")
-        return PageStats(
-            stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod)
-        )
+        return PageStats(stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod))
 
     def page_rows(self, page: int) -> Iterator[Any]:
         start, stop = self.page_bounds(page)
@@ -360,9 +354,7 @@ class StaticSource(BaseSource):
     def page_stats(self, page: int) -> PageStats:
         pages = list(self.page_rows(page))
         getter = self.getter("lastmod")
-        values = (
-            [type(self).lastmod] if getter.method is None else map(getter.method, pages)
-        )
+        values = [type(self).lastmod] if getter.method is None else map(getter.method, pages)
         # Invalid values are reported (and skipped) when the entries are written.
         dates = [value for value in values if isinstance(value, dt.date)]
         lastmod = max(dates, key=_sortable, default=None)

@@ -43,9 +43,7 @@ def format_lastmod(value: Any) -> str:
 
 def format_changefreq(value: Any) -> str:
     if value not in CHANGEFREQS or not isinstance(value, str):
-        raise InvalidEntry(
-            f"changefreq {value!r} is not one of {', '.join(CHANGEFREQS)}"
-        )
+        raise InvalidEntry(f"changefreq {value!r} is not one of {', '.join(CHANGEFREQS)}")
     return value
 
 

@@ -50,9 +50,7 @@ def index(request: HttpRequest) -> HttpResponseBase:
     not_modified = conditional(request, etag, lastmod)
     if not_modified is not None:
         return not_modified
-    return stream_response(
-        request, Encoder(SITEMAPINDEX).stream(entries), etag, lastmod
-    )
+    return stream_response(request, Encoder(SITEMAPINDEX).stream(entries), etag, lastmod)
 
 
 @require_safe
@@ -83,9 +81,7 @@ def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
     return stream_response(request, body, etag, stats.lastmod)
 
 
-def checked_urlset(
-    entries: Iterable[Entry], source: BaseSource, page: int
-) -> Iterator[bytes]:
+def checked_urlset(entries: Iterable[Entry], source: BaseSource, page: int) -> Iterator[bytes]:
     """The page's bytes, logging an error if the 50 MiB cap cut it short."""
     encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=MAX_BYTES)
     yield from encoder.stream(entries)
