@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from django.db import models
+from django.urls import reverse
+
+
+class Category(models.Model):
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("category-detail", kwargs={"slug": self.slug})
+
+
+class PostQuerySet(models.QuerySet["Post"]):
+    def published(self) -> PostQuerySet:
+        return self.filter(published=True)
+
+
+class Post(models.Model):
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="posts")
+    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200)
+    body = models.TextField()
+    published = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(db_index=True)
+    #: Sitemap priority for this post; empty means "leave it out of the sitemap".
+    priority = models.FloatField(null=True, blank=True)
+
+    objects = PostQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["category", "slug"], name="blog_post_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("post-detail", kwargs={"category": self.category.slug, "slug": self.slug})

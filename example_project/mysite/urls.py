@@ -1,0 +1,18 @@
+"""The blog's pages, robots.txt, and the sitemaps at the site root."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+from blog import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("about/", views.about, name="about"),
+    path("posts/", views.post_list, name="post-list"),
+    path("posts/<slug:category>/<slug:slug>/", views.post_detail, name="post-detail"),
+    path("categories/<slug:slug>/", views.category_detail, name="category-detail"),
+    path("robots.txt", views.robots_txt, name="robots-txt"),
+    # /sitemap.xml (the index) and /sitemap-<section>-<page>.xml
+    path("", include("django_sitemapkit.urls")),
+]

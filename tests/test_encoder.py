@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from django_sitemapkit.conf import MAX_BYTES
+from django_sitemapkit.encoder import CHUNK_BYTES, SITEMAPINDEX, URLSET, Encoder, Entry, escape
+from sitemap_xml import Url, parse_index, parse_urlset
+
+BASE = "https://www.example.com/"
+
+
+def encode(entries: list[Entry], **limits: int) -> tuple[bytes, Encoder]:
+    encoder = Encoder(URLSET, **limits)
+    return b"".join(encoder.stream(entries)), encoder
+
+
+def test_document_with_every_value() -> None:
+    entry = Entry(BASE + "a/", "2024-01-02", "daily", "0.8")
+    content, encoder = encode([entry, Entry(BASE + "b/")])
+    assert parse_urlset(content) == [
+        Url(BASE + "a/", "2024-01-02", "daily", "0.8"),
+        Url(BASE + "b/"),
+    ]
+    assert (encoder.count, encoder.size, encoder.cut) == (2, len(content), False)
+
+
+def test_exact_bytes_of_a_small_document() -> None:
+    content, _ = encode([Entry(BASE + "?a=1&b='2'", "2024-01-02", None, "0.5")])
+    assert content == (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        b"<url><loc>https://www.example.com/?a=1&amp;b=&apos;2&apos;</loc>"
+        b"<lastmod>2024-01-02</lastmod><priority>0.5</priority></url>\n"
+        b"</urlset>\n"
+    )
+
+
+def test_escapes_each_special_character_exactly_once() -> None:
+    assert escape("&amp; < > ' \"") == "&amp;amp; &lt; &gt; &apos; &quot;"
+    loc = BASE + "x?q=<&>'\"&amp;"
+    content, _ = encode([Entry(loc)])
+    assert parse_urlset(content) == [Url(loc)]
+
+
+def test_index_document() -> None:
+    encoder = Encoder(SITEMAPINDEX)
+    content = b"".join(
+        encoder.stream([Entry(BASE + "sitemap-a-1.xml", "2024-01-02"), Entry(BASE + "s-b-1.xml")])
+    )
+    assert parse_index(content) == [
+        (BASE + "sitemap-a-1.xml", "2024-01-02"),
+        (BASE + "s-b-1.xml", None),
+    ]
+
+
+def test_chunks_are_large_and_bounded() -> None:
+    entries = [Entry(f"{BASE}{n:06d}/") for n in range(20_000)]
+    chunks = list(Encoder(URLSET).stream(entries))
+    assert len(chunks) > 5
+    assert all(CHUNK_BYTES <= len(chunk) < CHUNK_BYTES + 200 for chunk in chunks[:-1])
+    assert len(parse_urlset(b"".join(chunks))) == 20_000
+
+
+def test_stops_at_max_urls() -> None:
+    content, encoder = encode([Entry(f"{BASE}{n}") for n in range(10)], max_urls=3)
+    assert [url.loc for url in parse_urlset(content)] == [BASE + "0", BASE + "1", BASE + "2"]
+    assert (encoder.count, encoder.cut) == (3, True)
+
+
+def test_never_passes_50_mib_with_2000_character_urls() -> None:
+    # 2,000-character URLs, near the protocol's longest: about 25,000 of them
+    # fill 50 MiB, well under the 50,000-URL cap.
+    locs = [f"{BASE}{n:08d}/" + "x" * 1_967 for n in range(30_000)]
+    assert len(locs[0]) == 2_000
+    content, encoder = encode([Entry(loc, "2024-01-02") for loc in locs])
+    assert encoder.cut is True
+    assert len(content) == encoder.size <= MAX_BYTES
+    line = len(f"<url><loc>{locs[0]}</loc><lastmod>2024-01-02</lastmod></url>\n")
+    frame = len(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n</urlset>\n'
+    )
+    # As many entries as fit, and not one fewer.
+    assert encoder.count == (MAX_BYTES - frame) // line
+    assert 25_000 < encoder.count < 26_000
+    assert MAX_BYTES - len(content) < line
+    urls = parse_urlset(content)
+    assert [url.loc for url in urls] == locs[: encoder.count]
+
+
+def test_an_error_in_the_entries_ends_without_a_closing_tag() -> None:
+    def failing() -> object:
+        yield Entry(BASE + "a")
+        raise RuntimeError("database went away")
+
+    received = []
+    stream = Encoder(URLSET).stream(failing())  # type: ignore[arg-type]
+    try:
+        for chunk in stream:
+            received.append(chunk)
+    except RuntimeError:
+        pass
+    assert b"</urlset>" not in b"".join(received)
