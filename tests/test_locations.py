@@ -120,7 +120,7 @@ def test_absolute_locations(location: str, expected: str) -> None:
         (
             "/" + "a" * 2_024,
             "location of 2,048 characters is too long (the protocol requires fewer than "
-            "2,048): 'https://www.example.com/" + "a" * 55 + "'...",
+            "2,048): 'https://www.example.com/" + "a" * 56 + "'...",
         ),
     ],
 )
