@@ -36,10 +36,12 @@ def post_detail(request: HttpRequest, category: str, slug: str) -> HttpResponse:
 
 def category_detail(request: HttpRequest, slug: str) -> HttpResponse:
     category = get_object_or_404(Category, slug=slug)
-    posts = category.posts.published()[:20]
+    posts = category.posts.published().select_related("category")[:20]
     return render(request, "blog/category_detail.html", {"category": category, "posts": posts})
 
 
 def robots_txt(request: HttpRequest) -> HttpResponse:
     sitemap = settings.SITEMAPKIT_BASE_URL.rstrip("/") + reverse("sitemapkit:index")
-    return HttpResponse(f"User-agent: *\nAllow: /\n\nSitemap: {sitemap}\n", content_type="text/plain")
+    return HttpResponse(
+        f"User-agent: *\nAllow: /\n\nSitemap: {sitemap}\n", content_type="text/plain"
+    )

@@ -1,0 +1,481 @@
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.http import StreamingHttpResponse
+from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
+
+from django_sitemapkit import Field, InvalidEntry, SitemapSource, StaticSource
+from factories import ArticleFactory, CategoryFactory, bulk_articles
+from sitemap_xml import Url, fetch, parse_index, parse_urlset
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource, PagesSource
+
+pytestmark = pytest.mark.django_db
+UTC = dt.timezone.utc
+SITE = "https://www.example.com"
+Sources = Callable[..., None]
+
+
+def at(day: int, hour: int = 0) -> dt.datetime:
+    return dt.datetime(2024, 3, day, hour, tzinfo=UTC)
+
+
+class SmallPages(ArticleSource):
+    limit = 2
+
+
+def get_urls(client: Client, url: str, **headers: str) -> list[Url]:
+    status, body, _ = fetch(client, url, **headers)
+    assert status == 200, body[:300]
+    return parse_urlset(body)
+
+
+# -- index ---------------------------------------------------------------------
+
+
+def test_index_lists_every_page_with_its_newest_lastmod(client: Client, sources: Sources) -> None:
+    sources(SmallPages, PagesSource)
+    ArticleFactory(slug="a", updated_at=at(1))
+    ArticleFactory(slug="b", updated_at=at(5, 12))
+    ArticleFactory(slug="c", updated_at=at(3))
+    ArticleFactory(slug="hidden", updated_at=at(9), published=False)
+    status, body, headers = fetch(client, "/sitemap.xml")
+    assert status == 200
+    assert headers["Content-Type"] == "application/xml; charset=utf-8"
+    assert parse_index(body) == [
+        (f"{SITE}/sitemap-articles-1.xml", "2024-03-05T12:00:00+00:00"),
+        (f"{SITE}/sitemap-articles-2.xml", "2024-03-03T00:00:00+00:00"),
+        (f"{SITE}/sitemap-pages-1.xml", None),
+    ]
+    assert headers["Last-Modified"] == "Tue, 05 Mar 2024 12:00:00 GMT"
+    assert headers["ETag"].startswith('W/"')
+
+
+def test_index_leaves_out_empty_sections(client: Client, sources: Sources) -> None:
+    sources(ArticleSource, PagesSource)
+    status, body, _ = fetch(client, "/sitemap.xml")
+    assert status == 200
+    assert parse_index(body) == [(f"{SITE}/sitemap-pages-1.xml", None)]
+
+
+def test_index_with_no_rows_anywhere_is_404_not_empty(client: Client, sources: Sources) -> None:
+    sources(ArticleSource)
+    status, _, _ = fetch(client, "/sitemap.xml")
+    assert status == 404
+
+
+def test_index_uses_base_url_not_host_header(client: Client) -> None:
+    ArticleFactory(slug="a", updated_at=at(1))
+    # The views never read the Host header, so even a host ALLOWED_HOSTS
+    # would refuse changes nothing.
+    status, body, _ = fetch(client, "/sitemap.xml", host="evil.example")
+    urls = get_urls(client, "/sitemap-articles-1.xml", host="evil.example")
+    assert status == 200
+    assert all(loc.startswith(f"{SITE}/") for loc, _ in parse_index(body))
+    assert urls == [Url(f"{SITE}/articles/a/", "2024-03-01T00:00:00+00:00", "weekly", "0.6")]
+
+
+# -- pages -----------------------------------------------------------------------
+
+
+def test_page_has_exact_values(client: Client) -> None:
+    ArticleFactory(slug="first", updated_at=dt.datetime(2024, 2, 3, 4, 5, 6, 789, tzinfo=UTC))
+    ArticleFactory(slug="no-date", updated_at=None)
+    response = client.get("/sitemap-articles-1.xml")
+    assert isinstance(response, StreamingHttpResponse)
+    assert parse_urlset(b"".join(response.streaming_content)) == [  # type: ignore[arg-type]
+        Url(f"{SITE}/articles/first/", "2024-02-03T04:05:06+00:00", "weekly", "0.6"),
+        # No lastmod is invented for a row without one.
+        Url(f"{SITE}/articles/no-date/", None, "weekly", "0.6"),
+    ]
+
+
+def test_pages_are_cut_by_count_in_primary_key_order(client: Client, sources: Sources) -> None:
+    sources(SmallPages)
+    for slug in ["e", "d", "c", "b", "a"]:
+        ArticleFactory(slug=slug)
+    pages = [[u.loc for u in get_urls(client, f"/sitemap-articles-{n}.xml")] for n in (1, 2, 3)]
+    assert pages == [
+        [f"{SITE}/articles/e/", f"{SITE}/articles/d/"],
+        [f"{SITE}/articles/c/", f"{SITE}/articles/b/"],
+        [f"{SITE}/articles/a/"],
+    ]
+    assert fetch(client, "/sitemap-articles-4.xml")[0] == 404
+
+
+class BySlug(ArticleSource):
+    ordering = ("slug",)
+
+
+def test_source_ordering(client: Client, sources: Sources) -> None:
+    sources(BySlug)
+    for slug in ["b", "c", "a"]:
+        ArticleFactory(slug=slug)
+    assert [u.loc for u in get_urls(client, "/sitemap-articles-1.xml")] == [
+        f"{SITE}/articles/a/",
+        f"{SITE}/articles/b/",
+        f"{SITE}/articles/c/",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("slug", "loc"),
+    [
+        ("a&b", f"{SITE}/articles/a&b/"),
+        ("it's", f"{SITE}/articles/it's/"),
+        ('<"quoted">', f"{SITE}/articles/%3C%22quoted%22%3E/"),
+        ("caf\u00e9 cr\u00e8me", f"{SITE}/articles/caf%C3%A9%20cr%C3%A8me/"),
+        ("\u65e5\u672c", f"{SITE}/articles/%E6%97%A5%E6%9C%AC/"),
+        ("tab\tbell\x07", f"{SITE}/articles/tab%09bell%07/"),
+        ("already%20", f"{SITE}/articles/already%2520/"),
+    ],
+)
+def test_tricky_slugs_are_quoted_and_escaped_once(client: Client, slug: str, loc: str) -> None:
+    ArticleFactory(slug=slug)
+    status, body, _ = fetch(client, "/sitemap-articles-1.xml")
+    assert status == 200
+    assert [url.loc for url in parse_urlset(body)] == [loc]
+    assert b"&amp;amp;" not in body
+
+
+def test_none_kwarg_is_skipped_and_logged(client: Client, caplog: pytest.LogCaptureFixture) -> None:
+    ArticleFactory(slug="ok")
+    missing = ArticleFactory(slug=None)
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        urls = get_urls(client, "/sitemap-articles-1.xml")
+    assert [u.loc for u in urls] == [f"{SITE}/articles/ok/"]
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "WARNING",
+            f"Skipped pk={missing.pk} of source 'articles': URL argument 'slug' "
+            "(field 'slug') is None.",
+        )
+    ]
+
+
+class SlugPattern(ArticleSource):
+    url_name = "category-detail"
+    url_kwargs = {"category": "slug"}
+
+
+def test_row_that_does_not_reverse_is_skipped(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(SlugPattern)
+    ArticleFactory(slug="fine")
+    bad = ArticleFactory(slug="not a slug")
+    urls = get_urls(client, "/sitemap-articles-1.xml")
+    assert [u.loc for u in urls] == [f"{SITE}/c/fine/"]
+    (record,) = caplog.records
+    assert record.getMessage().startswith(
+        f"Skipped pk={bad.pk} of source 'articles': its URL does not reverse (Reverse for "
+        "'category-detail' with keyword arguments '{'category': 'not a slug'}' not found."
+    )
+
+
+def test_page_whose_rows_all_fail_is_404_and_logged(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    ArticleFactory(slug=None)
+    status, _, _ = fetch(client, "/sitemap-articles-1.xml")
+    assert status == 404
+    records = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert [r.levelname for r in records] == ["WARNING", "ERROR"]
+    assert records[1].getMessage() == (
+        "Page 1 of sitemap source 'articles' has no valid entry (see the warnings above); "
+        "it is answered with 404."
+    )
+
+
+@override_settings(SITEMAPKIT_STRICT=True)
+def test_strict_mode_raises(client: Client) -> None:
+    ArticleFactory(slug="ok")
+    bad = ArticleFactory(slug=None)
+    response = client.get("/sitemap-articles-1.xml")
+    with pytest.raises(InvalidEntry) as info:
+        b"".join(response.streaming_content)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        f"Skipped pk={bad.pk} of source 'articles': URL argument 'slug' (field 'slug') is None."
+    )
+
+
+def test_2000_character_urls_pass_and_longer_ones_are_skipped(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    prefix = f"{SITE}/articles/"
+    fits = "s" * (2_047 - len(prefix) - 1)  # the whole <loc> is 2,047 characters
+    ArticleFactory(slug=fits)
+    too_long = ArticleFactory(slug=fits + "x")
+    urls = get_urls(client, "/sitemap-articles-1.xml")
+    assert [len(u.loc) for u in urls] == [2_047]
+    (record,) = caplog.records
+    assert record.getMessage().startswith(
+        f"Skipped pk={too_long.pk} of source 'articles': location of 2,048 characters is too long"
+    )
+
+
+@pytest.mark.parametrize(("rows", "pages"), [(50_000, [50_000]), (50_001, [50_000, 1])])
+def test_protocol_cap_of_50000_urls_per_page(client: Client, rows: int, pages: list[int]) -> None:
+    bulk_articles(rows)
+    index = parse_index(fetch(client, "/sitemap.xml")[1])
+    assert [loc for loc, _ in index] == [
+        f"{SITE}/sitemap-articles-{n}.xml" for n in range(1, len(pages) + 1)
+    ] + [f"{SITE}/sitemap-pages-1.xml"]
+    counts = [len(get_urls(client, f"/sitemap-articles-{n}.xml")) for n in range(1, len(pages) + 1)]
+    assert counts == pages
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/sitemap-nope-1.xml",
+        "/sitemap-articles-0.xml",
+        "/sitemap-articles-2.xml",
+        "/sitemap-articles-01.xml",
+        "/sitemap-articles--1.xml",
+        "/sitemap-articles-x.xml",
+        "/sitemap-articles-.xml",
+        "/sitemap-articles-1e3.xml",
+        "/sitemap-articles-\u0661.xml",
+        "/sitemap-articles-99999999999999999999.xml",
+        "/sitemap-articles-1000000000.xml",
+        "/sitemap-articles-999999999.xml",
+        "/sitemap-..-1.xml",
+        "/sitemap-%2e%2e-1.xml",
+        "/sitemap-articles-1.xml/",
+        "/sitemap-articles.xml",
+    ],
+)
+def test_404s(client: Client, path: str) -> None:
+    ArticleFactory(slug="a")
+    assert fetch(client, path)[0] == 404
+
+
+def test_head_has_headers_and_no_body(client: Client) -> None:
+    ArticleFactory(slug="a", updated_at=at(2))
+    response = client.head("/sitemap-articles-1.xml")
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response["Content-Type"] == "application/xml; charset=utf-8"
+    assert response["Last-Modified"] == "Sat, 02 Mar 2024 00:00:00 GMT"
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete", "patch"])
+def test_unsafe_methods_are_405(client: Client, method: str) -> None:
+    ArticleFactory(slug="a")
+    assert getattr(client, method)("/sitemap-articles-1.xml").status_code == 405
+    assert getattr(client, method)("/sitemap.xml").status_code == 405
+
+
+def test_conditional_get(client: Client) -> None:
+    ArticleFactory(slug="a", updated_at=at(2, 10))
+    _, _, headers = fetch(client, "/sitemap-articles-1.xml")
+    assert headers["Last-Modified"] == "Sat, 02 Mar 2024 10:00:00 GMT"
+    etag = headers["ETag"]
+    assert etag.startswith('W/"')
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/sitemap-articles-1.xml", headers={"if-none-match": etag})
+    assert response.status_code == 304
+    assert len(queries) == 1  # the page's aggregate, no rows
+    since = client.get(
+        "/sitemap-articles-1.xml", headers={"if-modified-since": "Sat, 02 Mar 2024 10:00:00 GMT"}
+    )
+    assert since.status_code == 304
+    older = client.get(
+        "/sitemap-articles-1.xml", headers={"if-modified-since": "Sat, 02 Mar 2024 09:59:59 GMT"}
+    )
+    assert older.status_code == 200
+    ArticleFactory(slug="b", updated_at=at(1))
+    changed = client.get("/sitemap-articles-1.xml", headers={"if-none-match": etag})
+    assert changed.status_code == 200
+    index_etag = client.get("/sitemap.xml")["ETag"]
+    assert client.get("/sitemap.xml", headers={"if-none-match": index_etag}).status_code == 304
+
+
+def test_no_robots_header_unless_asked(client: Client) -> None:
+    ArticleFactory(slug="a")
+    assert "X-Robots-Tag" not in fetch(client, "/sitemap-articles-1.xml")[2]
+    with override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex"):
+        assert fetch(client, "/sitemap-articles-1.xml")[2]["X-Robots-Tag"] == "noindex"
+
+
+def test_page_reads_only_the_columns_it_needs(client: Client) -> None:
+    ArticleFactory(slug="a", title="a title")
+    with CaptureQueriesContext(connection) as queries:
+        fetch(client, "/sitemap-articles-1.xml")
+    select = queries.captured_queries[-1]["sql"]
+    assert '"slug"' in select
+    assert '"updated_at"' in select
+    assert '"title"' not in select
+
+
+def test_same_bytes_whatever_the_requests_script_name(client: Client) -> None:
+    ArticleFactory(slug="a")
+    plain = fetch(client, "/sitemap-articles-1.xml")[1]
+    prefixed = client.get("/sitemap-articles-1.xml", SCRIPT_NAME="/mounted")
+    assert b"".join(prefixed.streaming_content) == plain  # type: ignore[arg-type]
+    assert b"/mounted" not in plain
+
+
+@override_settings(FORCE_SCRIPT_NAME="/site/")
+def test_force_script_name_prefixes_every_location(client: Client) -> None:
+    ArticleFactory(slug="a")
+    assert [loc for loc, _ in parse_index(fetch(client, "/sitemap.xml")[1])] == [
+        f"{SITE}/site/sitemap-articles-1.xml",
+        f"{SITE}/site/sitemap-pages-1.xml",
+    ]
+    assert [u.loc for u in get_urls(client, "/sitemap-articles-1.xml")] == [
+        f"{SITE}/site/articles/a/"
+    ]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_sitemap_under_a_sub_path_skips_entries_outside_it(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Blog(ArticleSource):
+        name = "blog"
+        url_name = "blog-detail"
+
+    sources(ArticleSource, Blog)
+    ArticleFactory(slug="a")
+    assert [u.loc for u in get_urls(client, "/shop/sitemap-articles-1.xml")] == [
+        f"{SITE}/shop/a/"
+    ]
+    assert fetch(client, "/shop/sitemap-blog-1.xml")[0] == 404
+    assert "is outside 'https://www.example.com/shop/'" in caplog.records[0].getMessage()
+
+
+# -- declaration forms -----------------------------------------------------------
+
+
+class ByAbsoluteUrl(SitemapSource):
+    name = "by-id"
+    queryset = Article.objects.all()
+    lastmod = "published_on"
+
+
+def test_get_absolute_url_and_date_lastmod(client: Client, sources: Sources) -> None:
+    sources(ByAbsoluteUrl)
+    article = ArticleFactory(published_on=dt.date(2023, 12, 31))
+    assert get_urls(client, "/sitemap-by-id-1.xml") == [
+        Url(f"{SITE}/by-id/{article.pk}/", "2023-12-31")
+    ]
+    assert parse_index(fetch(client, "/sitemap.xml")[1]) == [
+        (f"{SITE}/sitemap-by-id-1.xml", "2023-12-31")
+    ]
+
+
+class FromFields(SitemapSource):
+    name = "fields"
+    queryset = Article.objects.select_related("category")
+    url_name = "article-in-category"
+    url_kwargs = {"category": "category__slug", "slug": "slug"}
+    lastmod = Field("updated_at")
+    changefreq = Field("changefreq")
+    priority = Field("priority")
+
+
+def test_values_from_fields_across_relations(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(FromFields)
+    shoes = CategoryFactory(slug="shoes")
+    ArticleFactory(slug="a", category=shoes, changefreq="daily", priority=0.9, updated_at=at(1))
+    ArticleFactory(slug="b", category=shoes, changefreq=None, priority=None, updated_at=None)
+    bad = ArticleFactory(slug="c", category=shoes, changefreq="Daily", priority=0.5)
+    worse = ArticleFactory(slug="d", category=shoes, priority=7.0)
+    assert get_urls(client, "/sitemap-fields-1.xml") == [
+        Url(f"{SITE}/c/shoes/a/", "2024-03-01T00:00:00+00:00", "daily", "0.9"),
+        Url(f"{SITE}/c/shoes/b/"),
+    ]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Skipped pk={bad.pk} of source 'fields': changefreq 'Daily' is not one of always, "
+        "hourly, daily, weekly, monthly, yearly, never.",
+        f"Skipped pk={worse.pk} of source 'fields': priority 7.0 is outside 0.0 to 1.0.",
+    ]
+
+
+class Computed(SitemapSource):
+    name = "computed"
+    queryset = Article.objects.all()
+    url_name = "article-detail"
+    url_kwargs = {"slug": "slug"}
+    fields = ("title",)
+
+    def lastmod(self, row: dict[str, Any]) -> Any:
+        # Naive: read in the project's time zone (Europe/Paris in the tests).
+        return dt.datetime(2024, 7, 1, 12, 0, 0) if row["title"] == "naive" else None
+
+    def changefreq(self, row: dict[str, Any]) -> str:
+        return "hourly" if row["title"].startswith("hot") else "yearly"
+
+    def priority(self, row: dict[str, Any]) -> float:
+        return 1.0 if row["title"].startswith("hot") else 0.1
+
+
+def test_per_row_methods(client: Client, sources: Sources) -> None:
+    sources(Computed)
+    ArticleFactory(slug="a", title="hot news")
+    ArticleFactory(slug="b", title="naive")
+    assert get_urls(client, "/sitemap-computed-1.xml") == [
+        Url(f"{SITE}/articles/a/", None, "hourly", "1.0"),
+        Url(f"{SITE}/articles/b/", "2024-07-01T10:00:00+00:00", "yearly", "0.1"),
+    ]
+    # A computed lastmod cannot be aggregated in the database: the index omits it.
+    assert parse_index(fetch(client, "/sitemap.xml")[1]) == [
+        (f"{SITE}/sitemap-computed-1.xml", None)
+    ]
+
+
+class Overridden(SitemapSource):
+    name = "overridden"
+    queryset = Article.objects.all()
+    fields = ("slug",)
+
+    def location(self, row: dict[str, Any]) -> str:
+        if row["slug"] == "elsewhere":
+            return "https://cdn.example.net/x/"
+        return f"https://www.example.com/custom/{row['slug']}?ref=sitemap&x='1'"
+
+
+def test_location_override_keeps_the_single_host_rule(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(Overridden)
+    ArticleFactory(slug="a")
+    other = ArticleFactory(slug="elsewhere")
+    status, body, _ = fetch(client, "/sitemap-overridden-1.xml")
+    assert b"<loc>https://www.example.com/custom/a?ref=sitemap&amp;x=&apos;1&apos;</loc>" in body
+    assert parse_urlset(body) == [Url(f"{SITE}/custom/a?ref=sitemap&x='1'")]
+    assert caplog.records[0].getMessage() == (
+        f"Skipped pk={other.pk} of source 'overridden': location 'https://cdn.example.net/x/' "
+        "is not on 'https://www.example.com' (SITEMAPKIT_BASE_URL); a sitemap lists URLs of "
+        "one host only."
+    )
+
+
+class Static(StaticSource):
+    name = "static"
+    urls = ["home", ("category-detail", {"category": "shoes"}), "/legal/terms/"]
+    priority = 0.3
+    lastmod = dt.date(2024, 1, 15)
+
+
+def test_static_source(client: Client, sources: Sources) -> None:
+    sources(Static)
+    assert get_urls(client, "/sitemap-static-1.xml") == [
+        Url(f"{SITE}/", "2024-01-15", None, "0.3"),
+        Url(f"{SITE}/c/shoes/", "2024-01-15", None, "0.3"),
+        Url(f"{SITE}/legal/terms/", "2024-01-15", None, "0.3"),
+    ]
+    assert parse_index(fetch(client, "/sitemap.xml")[1]) == [
+        (f"{SITE}/sitemap-static-1.xml", "2024-01-15")
+    ]
