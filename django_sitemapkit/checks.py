@@ -43,7 +43,7 @@ SECTION_NAME = re.compile(rf"\A{SectionConverter.regex}\Z")
 def check_settings(**kwargs: Any) -> list[CheckMessage]:
     errors = check_base_url() + check_limit() + check_strict()
     if not errors:
-        errors += check_allowed_hosts() + check_sites_framework()
+        errors += check_allowed_hosts()
     return errors
 
 
@@ -104,11 +104,17 @@ def check_allowed_hosts() -> list[CheckMessage]:
     ]
 
 
-def check_sites_framework() -> list[CheckMessage]:
+def check_sites_framework(
+    databases: Iterable[str] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """Registered with the database tag: Django runs it in ``migrate`` and in
+    ``check --database``, where a query is expected."""
     from django.apps import apps
 
-    if not apps.is_installed("django.contrib.sites"):
+    if not databases or not apps.is_installed("django.contrib.sites"):
         return []
+    if base_url_problem(conf.BASE_URL) is not None:
+        return []  # reported by check_settings
     from django.contrib.sites.models import Site
 
     try:

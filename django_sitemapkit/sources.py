@@ -126,12 +126,18 @@ class BaseSource:
         """A path starting with ``/`` (or an absolute URL on the base URL's host)."""
         raise NotImplementedError
 
+    def field_path(self, attribute: str) -> str | None:
+        """The field path ``attribute`` is read from, if it is declared as one."""
+        declared = getattr(type(self), attribute, None)
+        return declared.path if isinstance(declared, Field) else None
+
     def getter(self, attribute: str) -> Getter:
         declared = getattr(type(self), attribute, None)
+        path = self.field_path(attribute)
+        if path is not None:
+            return Getter(path=path)
         if callable(declared):
             return Getter(method=getattr(self, attribute))
-        if isinstance(declared, Field):
-            return Getter(path=declared.path)
         if declared is None:
             return Getter()
         return self.constant_getter(attribute, declared)
@@ -231,25 +237,18 @@ class SitemapSource(BaseSource):
             ordering.append("pk")
         return ordering
 
-    def lastmod_path(self) -> str | None:
-        """The field path of ``lastmod`` when the database can aggregate it."""
+    def field_path(self, attribute: str) -> str | None:
+        # On a queryset source a plain string lastmod is a field path too.
         declared = type(self).lastmod
-        if isinstance(declared, str):
+        if attribute == "lastmod" and isinstance(declared, str):
             return declared
-        if isinstance(declared, Field):
-            return declared.path
-        return None
-
-    def getter(self, attribute: str) -> Getter:
-        if attribute == "lastmod" and isinstance(type(self).lastmod, str):
-            return Getter(path=type(self).lastmod)
-        return super().getter(attribute)
+        return super().field_path(attribute)
 
     def columns(self) -> list[str]:
         """Every field path a row needs, primary key first."""
         paths = ["pk", *self.url_kwargs.values()]
         for attribute in ("lastmod", "changefreq", "priority"):
-            path = self.getter(attribute).path
+            path = self.field_path(attribute)
             if path is not None:
                 paths.append(path)
         paths.extend(self.fields)
@@ -264,7 +263,7 @@ class SitemapSource(BaseSource):
     def page_stats(self, page: int) -> PageStats:
         start, stop = self.page_bounds(page)
         aggregates: dict[str, Any] = {"count": Count("pk"), "last_pk": Max("pk")}
-        path = self.lastmod_path()
+        path = self.field_path("lastmod")
         if path is not None:
             aggregates["lastmod"] = Max(path)
         stats = self.ordered()[start:stop].aggregate(**aggregates)

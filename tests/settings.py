@@ -18,6 +18,7 @@ TIME_ZONE = "Europe/Paris"
 
 INSTALLED_APPS = [
     "django.contrib.contenttypes",
+    "django.contrib.sites",
     "testapp",
     "django_sitemapkit",
 ]
@@ -25,6 +26,7 @@ MIDDLEWARE: list[str] = []
 ROOT_URLCONF = "testapp.urls"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+SITE_ID = 1
 SITEMAPKIT_BASE_URL = "https://www.example.com"
 
 

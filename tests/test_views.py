@@ -346,9 +346,7 @@ def test_sitemap_under_a_sub_path_skips_entries_outside_it(
 
     sources(ArticleSource, Blog)
     ArticleFactory(slug="a")
-    assert [u.loc for u in get_urls(client, "/shop/sitemap-articles-1.xml")] == [
-        f"{SITE}/shop/a/"
-    ]
+    assert [u.loc for u in get_urls(client, "/shop/sitemap-articles-1.xml")] == [f"{SITE}/shop/a/"]
     assert fetch(client, "/shop/sitemap-blog-1.xml")[0] == 404
     assert "is outside 'https://www.example.com/shop/'" in caplog.records[0].getMessage()
 

@@ -1,0 +1,503 @@
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.sites.models import Site
+from django.core.checks import Error, Warning
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+from django_sitemapkit import Field, SitemapSource, StaticSource
+from django_sitemapkit.checks import (
+    check_settings,
+    check_sites_framework,
+    check_sources,
+    check_urls,
+)
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource, PagesSource
+
+Sources = Callable[..., None]
+TESTS = Path(__file__).parent
+SOURCE = "Sitemap source test_checks"
+
+
+def test_valid_configuration_has_no_messages() -> None:
+    assert check_settings() == []
+    assert check_sources() == []
+    assert check_urls() == []
+
+
+# -- settings ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [None, ""])
+def test_e001_base_url_missing(value: str | None) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
+                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
+                "such as 'https://www.example.com'.",
+                id="sitemapkit.E001",
+            )
+        ]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("www.example.com", "is not an absolute http or https URL"),
+        ("ftp://www.example.com", "is not an absolute http or https URL"),
+        ("https://www.example.com:http", "has an invalid port"),
+    ],
+)
+def test_e002_base_url_not_absolute_http(value: str, problem: str) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+                hint="Set it to 'http://' or 'https://' followed by the site's host, such as "
+                "'https://www.example.com'.",
+                id="sitemapkit.E002",
+            )
+        ]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem", "extra"),
+    [
+        ("https://www.example.com/?utm=1", "carries a query string or fragment", ""),
+        ("https://www.example.com#top", "carries a query string or fragment", ""),
+        ("https://me:pw@www.example.com", "carries credentials", ""),
+        (
+            "https://www.example.com/blog",
+            "carries a path",
+            " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead.",
+        ),
+    ],
+)
+def test_e003_base_url_with_more_than_an_origin(value: str, problem: str, extra: str) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+                hint="Set SITEMAPKIT_BASE_URL to 'https://www.example.com'." + extra,
+                id="sitemapkit.E003",
+            )
+        ]
+
+
+@override_settings(ALLOWED_HOSTS=["example.com"], DEBUG=False)
+def test_e004_host_not_allowed() -> None:
+    assert check_settings() == [
+        Error(
+            "The host of SITEMAPKIT_BASE_URL, 'www.example.com', is not accepted by "
+            "ALLOWED_HOSTS ['example.com'].",
+            hint="Add 'www.example.com' to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            "the site is served on.",
+            id="sitemapkit.E004",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "allowed", [[".example.com"], ["*"], ["www.example.com"], ["WWW.EXAMPLE.COM"]]
+)
+def test_e004_host_allowed(allowed: list[str]) -> None:
+    with override_settings(ALLOWED_HOSTS=allowed):
+        assert check_settings() == []
+
+
+@override_settings(ALLOWED_HOSTS=[], DEBUG=True)
+def test_e004_is_quiet_in_development() -> None:
+    assert check_settings() == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("domain", "expected"), [("www.example.com", []), ("WWW.example.com:443", []), ("shop", 1)]
+)
+def test_w001_sites_framework(domain: str, expected: object) -> None:
+    Site.objects.update_or_create(pk=1, defaults={"domain": domain, "name": "x"})
+    Site.objects.clear_cache()
+    messages = check_sites_framework(databases=["default"])
+    if expected == []:
+        assert messages == []
+    else:
+        assert messages == [
+            Warning(
+                f"SITEMAPKIT_BASE_URL 'https://www.example.com' names another host than the "
+                f"current Site's domain {domain!r} (django.contrib.sites).",
+                hint="Make them agree: update the Site's domain in the admin, or "
+                "SITEMAPKIT_BASE_URL. Sitemaps are built on SITEMAPKIT_BASE_URL.",
+                id="sitemapkit.W001",
+            )
+        ]
+
+
+def test_w001_runs_only_with_database_checks() -> None:
+    assert check_sites_framework() == []
+
+
+@pytest.mark.django_db
+def test_w001_is_registered_as_a_database_check() -> None:
+    Site.objects.update_or_create(pk=1, defaults={"domain": "example.com", "name": "x"})
+    Site.objects.clear_cache()
+    out = StringIO()
+    call_command("check", databases=["default"], stdout=out, stderr=out)
+    assert "(sitemapkit.W001) SITEMAPKIT_BASE_URL 'https://www.example.com' names" in out.getvalue()
+
+
+@pytest.mark.parametrize("value", [0, 50_001, "100", 1.5, True, None])
+def test_e012_limit(value: object) -> None:
+    with override_settings(SITEMAPKIT_LIMIT=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_LIMIT is {value!r}, not a whole number from 1 to 50,000.",
+                hint="Set SITEMAPKIT_LIMIT to at most 50000 (the protocol's cap), or remove it.",
+                id="sitemapkit.E012",
+            )
+        ]
+
+
+@override_settings(SITEMAPKIT_STRICT="yes")
+def test_e016_strict_not_a_bool() -> None:
+    assert check_settings() == [
+        Error(
+            "SITEMAPKIT_STRICT is 'yes', not True or False.",
+            hint="Set SITEMAPKIT_STRICT = True to raise on invalid entries, or False to skip "
+            "and log them.",
+            id="sitemapkit.E016",
+        )
+    ]
+
+
+# -- sources ------------------------------------------------------------------------
+
+
+class OtherHost(StaticSource):
+    name = "elsewhere"
+    urls = ["/fine/", "https://www.example.com/fine/", "https://cdn.example.net/file/"]
+
+
+def test_e005_fixed_url_on_another_host(sources: Sources) -> None:
+    sources(OtherHost)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.OtherHost lists the URL 'https://cdn.example.net/file/', which is not on "
+            "SITEMAPKIT_BASE_URL 'https://www.example.com'.",
+            hint="A sitemap lists URLs of one host only: list a path starting with '/', "
+            "or remove the URL.",
+            obj=OtherHost,
+            id="sitemapkit.E005",
+        )
+    ]
+
+
+class Duplicate(ArticleSource):
+    name = "Articles"
+
+
+def test_e006_duplicate_section_names(sources: Sources) -> None:
+    sources(ArticleSource, PagesSource, Duplicate)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.Duplicate has the section name 'Articles', already used by "
+            "Sitemap source testapp.sitemaps.ArticleSource.",
+            hint="Give each source its own name; names that differ only in case count as the same.",
+            obj=Duplicate,
+            id="sitemapkit.E006",
+        )
+    ]
+
+
+@pytest.mark.parametrize("name", ["", "../etc", "a/b", "a b", "-lead", "\u00e9t\u00e9", "x" * 65])
+def test_e007_unsafe_section_name(sources: Sources, name: str) -> None:
+    unsafe = type("Unsafe", (PagesSource,), {"name": name, "__module__": __name__})
+    sources(unsafe)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.Unsafe has the section name {name!r}, which cannot appear safely in a "
+            "file name.",
+            hint="Set name to 1 to 64 ASCII letters, digits, '-' or '_', starting with a "
+            "letter or digit.",
+            obj=unsafe,
+            id="sitemapkit.E007",
+        )
+    ]
+
+
+class BadChangefreq(ArticleSource):
+    changefreq = "Weekly"
+
+
+def test_e008_changefreq(sources: Sources) -> None:
+    sources(BadChangefreq)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.BadChangefreq declares changefreq 'Weekly', which is not a protocol value.",
+            hint="Use one of 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', "
+            "'never', Field('<field path>'), or a changefreq(row) method.",
+            obj=BadChangefreq,
+            id="sitemapkit.E008",
+        )
+    ]
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, "0.5"])
+def test_e009_priority(sources: Sources, value: object) -> None:
+    bad = type("BadPriority", (ArticleSource,), {"priority": value, "__module__": __name__})
+    sources(bad)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.BadPriority declares priority {value!r}, which is not a number from "
+            "0.0 to 1.0.",
+            hint="Use a number from 0.0 to 1.0, Field('<field path>'), or a priority(row) method.",
+            obj=bad,
+            id="sitemapkit.E009",
+        )
+    ]
+
+
+class UnknownUrl(ArticleSource):
+    url_name = "no-such-url"
+
+
+class WrongKwargs(ArticleSource):
+    url_kwargs = {"pk": "pk"}
+
+
+class StaticWrongKwargs(StaticSource):
+    name = "static"
+    urls = ["home", ("category-detail", {})]
+
+
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [
+        (UnknownUrl, "names the URL 'no-such-url', which is not a URL name of ROOT_URLCONF"),
+        (
+            WrongKwargs,
+            "names the URL 'article-detail', which takes the arguments ['slug'], not ['pk']",
+        ),
+        (
+            StaticWrongKwargs,
+            "names the URL 'category-detail', which takes the arguments ['category'], not []",
+        ),
+    ],
+)
+def test_e010_url_name_does_not_reverse(sources: Sources, source: type, problem: str) -> None:
+    sources(source)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.{source.__name__} {problem}.",
+            hint="Set url_name to a name in your URLconf and url_kwargs to its arguments "
+            "(URL argument -> field path).",
+            obj=source,
+            id="sitemapkit.E010",
+        )
+    ]
+
+
+class Namespaced(ArticleSource):
+    url_name = "sitemapkit:page"
+    url_kwargs = {"section": "slug", "page": "pk"}
+
+
+def test_e010_accepts_namespaced_url_names(sources: Sources) -> None:
+    sources(Namespaced)
+    assert check_sources() == []
+
+
+class BadPaths(SitemapSource):
+    name = "bad-paths"
+    queryset = Article.objects.all()
+    url_name = "article-detail"
+    url_kwargs = {"slug": "category__nope"}
+    lastmod = "modified"
+    priority = Field("weight")
+    ordering = ("-rank",)
+
+
+def test_e011_field_paths(sources: Sources) -> None:
+    sources(BadPaths)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.BadPaths names the field path {path!r}, which does not exist on "
+            "testapp.Article.",
+            hint="Use a field name, or a path across relations such as 'category__slug'.",
+            obj=BadPaths,
+            id="sitemapkit.E011",
+        )
+        for path in ["category__nope", "modified", "weight", "rank"]
+    ]
+
+
+class NoQueryset(SitemapSource):
+    name = "none"
+
+
+class NoLocation(SitemapSource):
+    name = "no-location"
+    queryset = Article.objects.none().model._meta.get_field("category").related_model.objects.all()  # type: ignore[union-attr]
+
+
+def test_e013_no_queryset_or_no_way_to_locate(sources: Sources) -> None:
+    sources(NoQueryset, NoLocation)
+    hint = (
+        "Set url_name and url_kwargs, define get_absolute_url() on the model, "
+        "or override location(row) on the source."
+    )
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.NoQueryset declares no queryset.",
+            hint="Set queryset = Model.objects.all() (or a filtered queryset).",
+            obj=NoQueryset,
+            id="sitemapkit.E013",
+        ),
+        Error(
+            f"{SOURCE}.NoLocation has no url_name and its model testapp.Category has no "
+            "get_absolute_url().",
+            hint=hint,
+            obj=NoLocation,
+            id="sitemapkit.E013",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("value", [0, 50_001, "10", True])
+def test_e014_source_limit(sources: Sources, value: object) -> None:
+    bad = type("BadLimit", (ArticleSource,), {"limit": value, "__module__": __name__})
+    sources(bad)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.BadLimit declares limit {value!r}, not a whole number from 1 to 50,000.",
+            hint="Set limit to a number from 1 to 50000, or remove it to use SITEMAPKIT_LIMIT.",
+            obj=bad,
+            id="sitemapkit.E014",
+        )
+    ]
+
+
+class BadStaticLastmod(StaticSource):
+    name = "static"
+    urls = ["home"]
+    lastmod = "2024-01-01"
+
+
+def test_e015_lastmod_constant(sources: Sources) -> None:
+    sources(BadStaticLastmod)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.BadStaticLastmod declares lastmod '2024-01-01', which is neither a "
+            "date, a datetime, nor a field path.",
+            hint="Name a date or datetime field (lastmod = 'updated_at'), or define a "
+            "lastmod(row) method.",
+            obj=BadStaticLastmod,
+            id="sitemapkit.E015",
+        )
+    ]
+
+
+class GoodStaticLastmod(BadStaticLastmod):
+    lastmod = dt.date(2024, 1, 1)
+
+
+def test_e015_accepts_a_date(sources: Sources) -> None:
+    sources(GoodStaticLastmod)
+    assert check_sources() == []
+
+
+class BadStaticItem(StaticSource):
+    name = "static"
+    urls = ["home", 42]
+
+
+def test_e017_static_item(sources: Sources) -> None:
+    sources(BadStaticItem)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.BadStaticItem lists 42 in urls, which is not a page.",
+            hint="Use a URL name, a (URL name, kwargs) pair, or a path starting with '/'.",
+            obj=BadStaticItem,
+            id="sitemapkit.E017",
+        )
+    ]
+
+
+# -- URLconf ---------------------------------------------------------------------------
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_without_sitemaps")
+def test_w002_urls_not_included() -> None:
+    assert check_urls() == [
+        Warning(
+            "django_sitemapkit.urls is not included in ROOT_URLCONF, so the sitemap index and "
+            "pages have no URL.",
+            hint="Add path('', include('django_sitemapkit.urls')) to your urlpatterns.",
+            id="sitemapkit.W002",
+        )
+    ]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_w003_mounted_under_a_sub_path() -> None:
+    assert check_urls() == [
+        Warning(
+            "django_sitemapkit.urls is mounted under '/shop/': by the protocol's location rule "
+            "the sitemap may then list only URLs under that path, and other entries are "
+            "skipped.",
+            hint="Include django_sitemapkit.urls at the root of your URLconf: "
+            "path('', include('django_sitemapkit.urls')).",
+            id="sitemapkit.W003",
+        )
+    ]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath", FORCE_SCRIPT_NAME="/shop")
+def test_w003_quiet_when_the_whole_site_is_under_the_prefix() -> None:
+    # Mounted at the root of a site deployed under /shop/shop/... is still a
+    # sub-path; mounted at the root of the URLconf is not.
+    assert check_urls()[0].id == "sitemapkit.W003"
+    with override_settings(ROOT_URLCONF="testapp.urls"):
+        assert check_urls() == []
+
+
+# -- registration -------------------------------------------------------------------
+
+
+@override_settings(SITEMAPKIT_BASE_URL="ftp://www.example.com")
+def test_checks_are_registered() -> None:
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E002"):
+        call_command("check")
+
+
+def test_manage_py_check_fails_on_a_bad_setting() -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(TESTS),
+        "DJANGO_SETTINGS_MODULE": "settings_bad_base_url",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "django", "check"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert (
+        "?: (sitemapkit.E002) SITEMAPKIT_BASE_URL is not an absolute http or https URL: "
+        "'ftp://www.example.com'." in result.stderr
+    )
+    assert "System check identified 1 issue (0 silenced)." in result.stderr
