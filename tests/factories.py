@@ -4,7 +4,6 @@ import datetime as dt
 from typing import Any
 
 import factory
-
 from testapp.models import Article, Category
 
 

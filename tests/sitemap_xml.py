@@ -60,8 +60,6 @@ def parse_index(content: bytes) -> list[tuple[str, str | None]]:
 def fetch(client: Client, url: str, **headers: str) -> tuple[int, bytes, dict[str, str]]:
     """Status, whole body and headers of a GET, streaming or not."""
     response = client.get(url, headers=headers)
-    if response.streaming:
-        body = b"".join(response.streaming_content)  # type: ignore[arg-type]
-    else:
-        body = response.content
+    streamed = response.streaming
+    body = b"".join(response.streaming_content) if streamed else response.content  # type: ignore[arg-type]
     return response.status_code, body, dict(response.headers)

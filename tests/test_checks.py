@@ -14,6 +14,8 @@ from django.core.checks import Error, Warning
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import Field, SitemapSource, StaticSource
 from django_sitemapkit.checks import (
@@ -22,8 +24,6 @@ from django_sitemapkit.checks import (
     check_sources,
     check_urls,
 )
-from testapp.models import Article
-from testapp.sitemaps import ArticleSource, PagesSource
 
 Sources = Callable[..., None]
 TESTS = Path(__file__).parent

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+from sitemap_xml import Url, parse_index, parse_urlset
+
 from django_sitemapkit.conf import MAX_BYTES
 from django_sitemapkit.encoder import CHUNK_BYTES, SITEMAPINDEX, URLSET, Encoder, Entry, escape
-from sitemap_xml import Url, parse_index, parse_urlset
 
 BASE = "https://www.example.com/"
 

@@ -10,12 +10,12 @@ from django.db import connection
 from django.http import StreamingHttpResponse
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
-
-from django_sitemapkit import Field, InvalidEntry, SitemapSource, StaticSource
 from factories import ArticleFactory, CategoryFactory, bulk_articles
 from sitemap_xml import Url, fetch, parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
+
+from django_sitemapkit import Field, InvalidEntry, SitemapSource, StaticSource
 
 pytestmark = pytest.mark.django_db
 UTC = dt.timezone.utc
@@ -450,7 +450,7 @@ def test_location_override_keeps_the_single_host_rule(
     sources(Overridden)
     ArticleFactory(slug="a")
     other = ArticleFactory(slug="elsewhere")
-    status, body, _ = fetch(client, "/sitemap-overridden-1.xml")
+    _status, body, _ = fetch(client, "/sitemap-overridden-1.xml")
     assert b"<loc>https://www.example.com/custom/a?ref=sitemap&amp;x=&apos;1&apos;</loc>" in body
     assert parse_urlset(body) == [Url(f"{SITE}/custom/a?ref=sitemap&x='1'")]
     assert caplog.records[0].getMessage() == (
