@@ -48,7 +48,7 @@ def check_settings(**kwargs: Any) -> list[CheckMessage]:
 
 
 def check_base_url() -> list[CheckMessage]:
-    value = conf.BASE_URL
+    value = conf.raw("BASE_URL")
     if value is None or value == "":
         return [
             Error(
@@ -138,7 +138,7 @@ def check_sites_framework(
 
 
 def check_limit() -> list[CheckMessage]:
-    value = conf.LIMIT
+    value = conf.raw("LIMIT")
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_URLS:
         return []
     return [
@@ -151,7 +151,7 @@ def check_limit() -> list[CheckMessage]:
 
 
 def check_strict() -> list[CheckMessage]:
-    value = conf.STRICT
+    value = conf.raw("STRICT")
     if isinstance(value, bool):
         return []
     return [
@@ -175,7 +175,8 @@ def check_section_names(sources: Iterable[BaseSource]) -> list[CheckMessage]:
     errors: list[CheckMessage] = []
     seen: dict[str, BaseSource] = {}
     for source in sources:
-        if not isinstance(source.name, str) or not SECTION_NAME.match(source.name):
+        name: object = source.name
+        if not isinstance(name, str) or not SECTION_NAME.match(name):
             errors.append(
                 Error(
                     f"{describe(source)} has the section name {source.name!r}, which cannot "

@@ -26,6 +26,11 @@ class Settings:
     def _get(self, name: str) -> Any:
         return getattr(settings, f"SITEMAPKIT_{name}", self.defaults[name])
 
+    def raw(self, name: str) -> object:
+        """The setting as the project wrote it, for the system checks to judge."""
+        value: object = self._get(name)
+        return value
+
     @property
     def BASE_URL(self) -> str | None:
         """Scheme and host (and port) every ``<loc>`` is built on."""

@@ -57,7 +57,7 @@ class Field:
 class PageStats(NamedTuple):
     """What one aggregate query says about a page, before any row is read."""
 
-    count: int
+    rows: int
     lastmod: LastmodValue | None
     fingerprint: tuple[Any, ...]
 
@@ -215,7 +215,8 @@ class SitemapSource(BaseSource):
     def get_queryset(self) -> models.QuerySet[Any]:
         if self.queryset is None:
             raise TypeError(f"Source {self.name!r} declares no queryset.")
-        return self.queryset.all()
+        queryset: models.QuerySet[Any] = self.queryset.all()
+        return queryset
 
     @property
     def model(self) -> type[models.Model]:
@@ -255,7 +256,8 @@ class SitemapSource(BaseSource):
         return list(dict.fromkeys(paths))
 
     def ordered(self) -> models.QuerySet[Any]:
-        return self.get_queryset().order_by(*self.order_by())
+        queryset: models.QuerySet[Any] = self.get_queryset().order_by(*self.order_by())
+        return queryset
 
     def count(self) -> int:
         return self.get_queryset().count()
@@ -272,10 +274,11 @@ class SitemapSource(BaseSource):
 
     def page_rows(self, page: int) -> Iterator[Any]:
         start, stop = self.page_bounds(page)
-        queryset = self.ordered()
+        queryset: models.QuerySet[Any] = self.ordered()
         if not self.uses_instances():
             queryset = queryset.values(*self.columns())
-        return queryset[start:stop].iterator(chunk_size=conf.CHUNK_SIZE)
+        rows: Iterator[Any] = queryset[start:stop].iterator(chunk_size=conf.CHUNK_SIZE)
+        return rows
 
     def read(self, row: Any, path: str) -> Any:
         if isinstance(row, dict):
@@ -369,7 +372,7 @@ class StaticSource(BaseSource):
         if row.path is not None:
             return row.path
         assert row.url_name is not None
-        return reverse(row.url_name, kwargs=row.kwargs)
+        return reverse(row.url_name, kwargs=dict(row.kwargs))
 
 
 def _sortable(value: LastmodValue) -> dt.datetime:

@@ -59,7 +59,7 @@ def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
     if source is None:
         raise Http404(f"No sitemap section named {section!r}.")
     stats = source.page_stats(page)
-    if stats.count == 0:
+    if stats.rows == 0:
         raise Http404(f"Sitemap section {section!r} has no page {page}.")
     etag = None
     if stats.lastmod is not None:

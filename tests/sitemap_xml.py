@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
+from django.http import StreamingHttpResponse
 from django.test import Client
 from lxml import etree
 
@@ -60,6 +62,11 @@ def parse_index(content: bytes) -> list[tuple[str, str | None]]:
 def fetch(client: Client, url: str, **headers: str) -> tuple[int, bytes, dict[str, str]]:
     """Status, whole body and headers of a GET, streaming or not."""
     response = client.get(url, headers=headers)
-    streamed = response.streaming
-    body = b"".join(response.streaming_content) if streamed else response.content  # type: ignore[arg-type]
+    body = streamed(response) if response.streaming else response.content
     return response.status_code, body, dict(response.headers)
+
+
+def streamed(response: object) -> bytes:
+    """The whole body of a streaming response."""
+    assert isinstance(response, StreamingHttpResponse), type(response)
+    return b"".join(cast(Iterator[bytes], response.streaming_content))

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.sites.models import Site
@@ -14,7 +15,7 @@ from django.core.checks import Error, Warning
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
-from testapp.models import Article
+from testapp.models import Article, Category
 from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import Field, SitemapSource, StaticSource
@@ -348,7 +349,7 @@ class NoQueryset(SitemapSource):
 
 class NoLocation(SitemapSource):
     name = "no-location"
-    queryset = Article.objects.none().model._meta.get_field("category").related_model.objects.all()  # type: ignore[union-attr]
+    queryset = Category.objects.all()
 
 
 def test_e013_no_queryset_or_no_way_to_locate(sources: Sources) -> None:
@@ -391,7 +392,7 @@ def test_e014_source_limit(sources: Sources, value: object) -> None:
 class BadStaticLastmod(StaticSource):
     name = "static"
     urls = ["home"]
-    lastmod = "2024-01-01"
+    lastmod: Any = "2024-01-01"
 
 
 def test_e015_lastmod_constant(sources: Sources) -> None:

@@ -7,11 +7,10 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from django.http import StreamingHttpResponse
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 from factories import ArticleFactory, CategoryFactory, bulk_articles
-from sitemap_xml import Url, fetch, parse_index, parse_urlset
+from sitemap_xml import Url, fetch, parse_index, parse_urlset, streamed
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
@@ -42,10 +41,10 @@ def get_urls(client: Client, url: str, **headers: str) -> list[Url]:
 
 def test_index_lists_every_page_with_its_newest_lastmod(client: Client, sources: Sources) -> None:
     sources(SmallPages, PagesSource)
-    ArticleFactory(slug="a", updated_at=at(1))
-    ArticleFactory(slug="b", updated_at=at(5, 12))
-    ArticleFactory(slug="c", updated_at=at(3))
-    ArticleFactory(slug="hidden", updated_at=at(9), published=False)
+    ArticleFactory.create(slug="a", updated_at=at(1))
+    ArticleFactory.create(slug="b", updated_at=at(5, 12))
+    ArticleFactory.create(slug="c", updated_at=at(3))
+    ArticleFactory.create(slug="hidden", updated_at=at(9), published=False)
     status, body, headers = fetch(client, "/sitemap.xml")
     assert status == 200
     assert headers["Content-Type"] == "application/xml; charset=utf-8"
@@ -72,7 +71,7 @@ def test_index_with_no_rows_anywhere_is_404_not_empty(client: Client, sources: S
 
 
 def test_index_uses_base_url_not_host_header(client: Client) -> None:
-    ArticleFactory(slug="a", updated_at=at(1))
+    ArticleFactory.create(slug="a", updated_at=at(1))
     # The views never read the Host header, so even a host ALLOWED_HOSTS
     # would refuse changes nothing.
     status, body, _ = fetch(client, "/sitemap.xml", host="evil.example")
@@ -86,11 +85,12 @@ def test_index_uses_base_url_not_host_header(client: Client) -> None:
 
 
 def test_page_has_exact_values(client: Client) -> None:
-    ArticleFactory(slug="first", updated_at=dt.datetime(2024, 2, 3, 4, 5, 6, 789, tzinfo=UTC))
-    ArticleFactory(slug="no-date", updated_at=None)
-    response = client.get("/sitemap-articles-1.xml")
-    assert isinstance(response, StreamingHttpResponse)
-    assert parse_urlset(b"".join(response.streaming_content)) == [  # type: ignore[arg-type]
+    ArticleFactory.create(
+        slug="first", updated_at=dt.datetime(2024, 2, 3, 4, 5, 6, 789, tzinfo=UTC)
+    )
+    ArticleFactory.create(slug="no-date", updated_at=None)
+    # streamed() asserts a StreamingHttpResponse: no template, no buffered page.
+    assert parse_urlset(streamed(client.get("/sitemap-articles-1.xml"))) == [
         Url(f"{SITE}/articles/first/", "2024-02-03T04:05:06+00:00", "weekly", "0.6"),
         # No lastmod is invented for a row without one.
         Url(f"{SITE}/articles/no-date/", None, "weekly", "0.6"),
@@ -100,7 +100,7 @@ def test_page_has_exact_values(client: Client) -> None:
 def test_pages_are_cut_by_count_in_primary_key_order(client: Client, sources: Sources) -> None:
     sources(SmallPages)
     for slug in ["e", "d", "c", "b", "a"]:
-        ArticleFactory(slug=slug)
+        ArticleFactory.create(slug=slug)
     pages = [[u.loc for u in get_urls(client, f"/sitemap-articles-{n}.xml")] for n in (1, 2, 3)]
     assert pages == [
         [f"{SITE}/articles/e/", f"{SITE}/articles/d/"],
@@ -117,7 +117,7 @@ class BySlug(ArticleSource):
 def test_source_ordering(client: Client, sources: Sources) -> None:
     sources(BySlug)
     for slug in ["b", "c", "a"]:
-        ArticleFactory(slug=slug)
+        ArticleFactory.create(slug=slug)
     assert [u.loc for u in get_urls(client, "/sitemap-articles-1.xml")] == [
         f"{SITE}/articles/a/",
         f"{SITE}/articles/b/",
@@ -138,7 +138,7 @@ def test_source_ordering(client: Client, sources: Sources) -> None:
     ],
 )
 def test_tricky_slugs_are_quoted_and_escaped_once(client: Client, slug: str, loc: str) -> None:
-    ArticleFactory(slug=slug)
+    ArticleFactory.create(slug=slug)
     status, body, _ = fetch(client, "/sitemap-articles-1.xml")
     assert status == 200
     assert [url.loc for url in parse_urlset(body)] == [loc]
@@ -146,8 +146,8 @@ def test_tricky_slugs_are_quoted_and_escaped_once(client: Client, slug: str, loc
 
 
 def test_none_kwarg_is_skipped_and_logged(client: Client, caplog: pytest.LogCaptureFixture) -> None:
-    ArticleFactory(slug="ok")
-    missing = ArticleFactory(slug=None)
+    ArticleFactory.create(slug="ok")
+    missing = ArticleFactory.create(slug=None)
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
         urls = get_urls(client, "/sitemap-articles-1.xml")
     assert [u.loc for u in urls] == [f"{SITE}/articles/ok/"]
@@ -169,8 +169,8 @@ def test_row_that_does_not_reverse_is_skipped(
     client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
 ) -> None:
     sources(SlugPattern)
-    ArticleFactory(slug="fine")
-    bad = ArticleFactory(slug="not a slug")
+    ArticleFactory.create(slug="fine")
+    bad = ArticleFactory.create(slug="not a slug")
     urls = get_urls(client, "/sitemap-articles-1.xml")
     assert [u.loc for u in urls] == [f"{SITE}/c/fine/"]
     (record,) = caplog.records
@@ -183,7 +183,7 @@ def test_row_that_does_not_reverse_is_skipped(
 def test_page_whose_rows_all_fail_is_404_and_logged(
     client: Client, caplog: pytest.LogCaptureFixture
 ) -> None:
-    ArticleFactory(slug=None)
+    ArticleFactory.create(slug=None)
     status, _, _ = fetch(client, "/sitemap-articles-1.xml")
     assert status == 404
     records = [r for r in caplog.records if r.name == "django_sitemapkit"]
@@ -196,11 +196,11 @@ def test_page_whose_rows_all_fail_is_404_and_logged(
 
 @override_settings(SITEMAPKIT_STRICT=True)
 def test_strict_mode_raises(client: Client) -> None:
-    ArticleFactory(slug="ok")
-    bad = ArticleFactory(slug=None)
+    ArticleFactory.create(slug="ok")
+    bad = ArticleFactory.create(slug=None)
     response = client.get("/sitemap-articles-1.xml")
     with pytest.raises(InvalidEntry) as info:
-        b"".join(response.streaming_content)  # type: ignore[arg-type]
+        streamed(response)
     assert str(info.value) == (
         f"Skipped pk={bad.pk} of source 'articles': URL argument 'slug' (field 'slug') is None."
     )
@@ -211,8 +211,8 @@ def test_2000_character_urls_pass_and_longer_ones_are_skipped(
 ) -> None:
     prefix = f"{SITE}/articles/"
     fits = "s" * (2_047 - len(prefix) - 1)  # the whole <loc> is 2,047 characters
-    ArticleFactory(slug=fits)
-    too_long = ArticleFactory(slug=fits + "x")
+    ArticleFactory.create(slug=fits)
+    too_long = ArticleFactory.create(slug=fits + "x")
     urls = get_urls(client, "/sitemap-articles-1.xml")
     assert [len(u.loc) for u in urls] == [2_047]
     (record,) = caplog.records
@@ -254,12 +254,12 @@ def test_protocol_cap_of_50000_urls_per_page(client: Client, rows: int, pages: l
     ],
 )
 def test_404s(client: Client, path: str) -> None:
-    ArticleFactory(slug="a")
+    ArticleFactory.create(slug="a")
     assert fetch(client, path)[0] == 404
 
 
 def test_head_has_headers_and_no_body(client: Client) -> None:
-    ArticleFactory(slug="a", updated_at=at(2))
+    ArticleFactory.create(slug="a", updated_at=at(2))
     response = client.head("/sitemap-articles-1.xml")
     assert response.status_code == 200
     assert response.content == b""
@@ -269,13 +269,13 @@ def test_head_has_headers_and_no_body(client: Client) -> None:
 
 @pytest.mark.parametrize("method", ["post", "put", "delete", "patch"])
 def test_unsafe_methods_are_405(client: Client, method: str) -> None:
-    ArticleFactory(slug="a")
+    ArticleFactory.create(slug="a")
     assert getattr(client, method)("/sitemap-articles-1.xml").status_code == 405
     assert getattr(client, method)("/sitemap.xml").status_code == 405
 
 
 def test_conditional_get(client: Client) -> None:
-    ArticleFactory(slug="a", updated_at=at(2, 10))
+    ArticleFactory.create(slug="a", updated_at=at(2, 10))
     _, _, headers = fetch(client, "/sitemap-articles-1.xml")
     assert headers["Last-Modified"] == "Sat, 02 Mar 2024 10:00:00 GMT"
     etag = headers["ETag"]
@@ -292,7 +292,7 @@ def test_conditional_get(client: Client) -> None:
         "/sitemap-articles-1.xml", headers={"if-modified-since": "Sat, 02 Mar 2024 09:59:59 GMT"}
     )
     assert older.status_code == 200
-    ArticleFactory(slug="b", updated_at=at(1))
+    ArticleFactory.create(slug="b", updated_at=at(1))
     changed = client.get("/sitemap-articles-1.xml", headers={"if-none-match": etag})
     assert changed.status_code == 200
     index_etag = client.get("/sitemap.xml")["ETag"]
@@ -300,14 +300,14 @@ def test_conditional_get(client: Client) -> None:
 
 
 def test_no_robots_header_unless_asked(client: Client) -> None:
-    ArticleFactory(slug="a")
+    ArticleFactory.create(slug="a")
     assert "X-Robots-Tag" not in fetch(client, "/sitemap-articles-1.xml")[2]
     with override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex"):
         assert fetch(client, "/sitemap-articles-1.xml")[2]["X-Robots-Tag"] == "noindex"
 
 
 def test_page_reads_only_the_columns_it_needs(client: Client) -> None:
-    ArticleFactory(slug="a", title="a title")
+    ArticleFactory.create(slug="a", title="a title")
     with CaptureQueriesContext(connection) as queries:
         fetch(client, "/sitemap-articles-1.xml")
     select = queries.captured_queries[-1]["sql"]
@@ -317,16 +317,16 @@ def test_page_reads_only_the_columns_it_needs(client: Client) -> None:
 
 
 def test_same_bytes_whatever_the_requests_script_name(client: Client) -> None:
-    ArticleFactory(slug="a")
+    ArticleFactory.create(slug="a")
     plain = fetch(client, "/sitemap-articles-1.xml")[1]
     prefixed = client.get("/sitemap-articles-1.xml", SCRIPT_NAME="/mounted")
-    assert b"".join(prefixed.streaming_content) == plain  # type: ignore[arg-type]
+    assert streamed(prefixed) == plain
     assert b"/mounted" not in plain
 
 
 @override_settings(FORCE_SCRIPT_NAME="/site/")
 def test_force_script_name_prefixes_every_location(client: Client) -> None:
-    ArticleFactory(slug="a")
+    ArticleFactory.create(slug="a")
     assert [loc for loc, _ in parse_index(fetch(client, "/sitemap.xml")[1])] == [
         f"{SITE}/site/sitemap-articles-1.xml",
         f"{SITE}/site/sitemap-pages-1.xml",
@@ -345,7 +345,7 @@ def test_sitemap_under_a_sub_path_skips_entries_outside_it(
         url_name = "blog-detail"
 
     sources(ArticleSource, Blog)
-    ArticleFactory(slug="a")
+    ArticleFactory.create(slug="a")
     assert [u.loc for u in get_urls(client, "/shop/sitemap-articles-1.xml")] == [f"{SITE}/shop/a/"]
     assert fetch(client, "/shop/sitemap-blog-1.xml")[0] == 404
     assert "is outside 'https://www.example.com/shop/'" in caplog.records[0].getMessage()
@@ -362,7 +362,7 @@ class ByAbsoluteUrl(SitemapSource):
 
 def test_get_absolute_url_and_date_lastmod(client: Client, sources: Sources) -> None:
     sources(ByAbsoluteUrl)
-    article = ArticleFactory(published_on=dt.date(2023, 12, 31))
+    article = ArticleFactory.create(published_on=dt.date(2023, 12, 31))
     assert get_urls(client, "/sitemap-by-id-1.xml") == [
         Url(f"{SITE}/by-id/{article.pk}/", "2023-12-31")
     ]
@@ -385,11 +385,13 @@ def test_values_from_fields_across_relations(
     client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
 ) -> None:
     sources(FromFields)
-    shoes = CategoryFactory(slug="shoes")
-    ArticleFactory(slug="a", category=shoes, changefreq="daily", priority=0.9, updated_at=at(1))
-    ArticleFactory(slug="b", category=shoes, changefreq=None, priority=None, updated_at=None)
-    bad = ArticleFactory(slug="c", category=shoes, changefreq="Daily", priority=0.5)
-    worse = ArticleFactory(slug="d", category=shoes, priority=7.0)
+    shoes = CategoryFactory.create(slug="shoes")
+    ArticleFactory.create(
+        slug="a", category=shoes, changefreq="daily", priority=0.9, updated_at=at(1)
+    )
+    ArticleFactory.create(slug="b", category=shoes, changefreq=None, priority=None, updated_at=None)
+    bad = ArticleFactory.create(slug="c", category=shoes, changefreq="Daily", priority=0.5)
+    worse = ArticleFactory.create(slug="d", category=shoes, priority=7.0)
     assert get_urls(client, "/sitemap-fields-1.xml") == [
         Url(f"{SITE}/c/shoes/a/", "2024-03-01T00:00:00+00:00", "daily", "0.9"),
         Url(f"{SITE}/c/shoes/b/"),
@@ -421,8 +423,8 @@ class Computed(SitemapSource):
 
 def test_per_row_methods(client: Client, sources: Sources) -> None:
     sources(Computed)
-    ArticleFactory(slug="a", title="hot news")
-    ArticleFactory(slug="b", title="naive")
+    ArticleFactory.create(slug="a", title="hot news")
+    ArticleFactory.create(slug="b", title="naive")
     assert get_urls(client, "/sitemap-computed-1.xml") == [
         Url(f"{SITE}/articles/a/", None, "hourly", "1.0"),
         Url(f"{SITE}/articles/b/", "2024-07-01T10:00:00+00:00", "yearly", "0.1"),
@@ -448,8 +450,8 @@ def test_location_override_keeps_the_single_host_rule(
     client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
 ) -> None:
     sources(Overridden)
-    ArticleFactory(slug="a")
-    other = ArticleFactory(slug="elsewhere")
+    ArticleFactory.create(slug="a")
+    other = ArticleFactory.create(slug="elsewhere")
     _status, body, _ = fetch(client, "/sitemap-overridden-1.xml")
     assert b"<loc>https://www.example.com/custom/a?ref=sitemap&amp;x=&apos;1&apos;</loc>" in body
     assert parse_urlset(body) == [Url(f"{SITE}/custom/a?ref=sitemap&x='1'")]
