@@ -2,13 +2,18 @@
 
 Every random choice goes through ``factory.random.randgen`` (the generator
 ``factory.fuzzy`` uses), so reseeding it reproduces the same rows. Titles
-come from small word lists rather than Faker: the ``seed`` command builds
-100,000 posts and Faker would dominate its run time.
+come from small word lists rather than Faker, which would dominate the run
+time of the ``seed`` command.
+
+``build_posts`` makes unsaved posts from the same value functions as
+``PostFactory``, without factory-boy's per-object bookkeeping (about 80 us a
+post): the ``seed`` command uses it for its 100,000 rows.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 import factory
 import factory.fuzzy
@@ -138,3 +143,26 @@ class PostFactory(factory.django.DjangoModelFactory):
     published = factory.LazyFunction(random_published)
     updated_at = factory.fuzzy.FuzzyDateTime(years_ago(4), timezone.now())
     priority = factory.LazyFunction(random_priority)
+
+
+def build_posts(
+    numbers: range, categories: Sequence[Category], start: dt.datetime, until: dt.datetime
+) -> list[Post]:
+    """Unsaved posts numbered ``numbers``, updated at whole seconds from ``start`` to ``until``."""
+    randgen = factory.random.randgen
+    seconds = int((until - start).total_seconds())
+    posts = []
+    for number in numbers:
+        title = random_title()
+        posts.append(
+            Post(
+                category=randgen.choice(categories),
+                title=title,
+                slug=f"{slugify(title)}-{number}",
+                body=random_body(),
+                published=random_published(),
+                updated_at=start + dt.timedelta(seconds=randgen.randint(0, seconds)),
+                priority=random_priority(),
+            )
+        )
+    return posts

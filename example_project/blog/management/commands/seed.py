@@ -6,14 +6,13 @@ import argparse
 import time
 from typing import Any
 
-import factory.fuzzy
 import factory.random
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
-from blog.factories import CategoryFactory, PostFactory, years_ago
+from blog.factories import CategoryFactory, build_posts, years_ago
 from blog.models import Category, Post
 
 BATCH_SIZE = 5_000
@@ -91,17 +90,12 @@ class Command(BaseCommand):
     def seed(self, rows: int, categories: int, seed: int, years: int, verbosity: int) -> None:
         factory.random.reseed_random(seed)
         CategoryFactory.reset_sequence(0)
-        PostFactory.reset_sequence(1)
         created = Category.objects.bulk_create(CategoryFactory.build_batch(categories))
         # Anchored at midnight UTC: seeding twice on the same day gives identical rows.
         until = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-        updated_at = factory.fuzzy.FuzzyDateTime(years_ago(years, until), until)
-        category = factory.fuzzy.FuzzyChoice(created)
-        done = 0
-        while done < rows:
-            size = min(BATCH_SIZE, rows - done)
-            posts = PostFactory.build_batch(size, category=category, updated_at=updated_at)
-            Post.objects.bulk_create(posts, batch_size=BATCH_SIZE)
-            done += size
+        start = years_ago(years, until)
+        for first in range(1, rows + 1, BATCH_SIZE):
+            numbers = range(first, min(first + BATCH_SIZE, rows + 1))
+            Post.objects.bulk_create(build_posts(numbers, created, start, until))
             if verbosity >= 2:
-                self.stdout.write(f"  {done:,} / {rows:,} posts")
+                self.stdout.write(f"  {numbers[-1]:,} / {rows:,} posts")
