@@ -1,0 +1,27 @@
+"""The README documents exactly what the code has: check ids and settings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from django_sitemapkit import checks
+from django_sitemapkit.conf import Settings
+
+ROOT = Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def test_checks_table_lists_every_check_id_in_the_code() -> None:
+    code = Path(checks.__file__).read_text()
+    in_code = set(re.findall(r'id="(sitemapkit\.[EW]\d{3})"', code))
+    in_table = re.findall(r"^\| `(sitemapkit\.[EW]\d{3})` \|", README, flags=re.MULTILINE)
+    assert len(in_table) == len(set(in_table)), "an id is listed twice"
+    assert set(in_table) == in_code
+
+
+def test_settings_reference_lists_every_setting_with_type_and_default() -> None:
+    documented = re.findall(
+        r"^### `SITEMAPKIT_(\w+)`\n\nType: `[^`]+`\. Default: `[^`]+`", README, flags=re.MULTILINE
+    )
+    assert documented == list(Settings.defaults)
