@@ -94,7 +94,7 @@ def checked_urlset(entries: Iterable[Entry], source: BaseSource, page: int) -> I
             source.name,
             f"{encoder.count:,}",
             f"{MAX_BYTES:,}",
-            f"{encoder.count:_}",
+            encoder.count,
         )
 
 

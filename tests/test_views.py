@@ -479,3 +479,30 @@ def test_static_source(client: Client, sources: Sources) -> None:
     assert parse_index(fetch(client, "/sitemap.xml")[1]) == [
         (f"{SITE}/sitemap-static-1.xml", "2024-01-15")
     ]
+
+
+class LongLocations(ArticleSource):
+    name = "long"
+
+    def location(self, row: dict[str, Any]) -> str:
+        return f"/articles/{row['slug']}/".ljust(1_977, "x")  # 2,000 characters with the host
+
+
+def test_page_past_50_mib_is_cut_and_the_fitting_limit_logged(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(LongLocations)
+    bulk_articles(26_000, updated_at=None)
+    status, body, _ = fetch(client, "/sitemap-long-1.xml")
+    assert status == 200
+    assert len(body) <= 52_428_800
+    urls = parse_urlset(body)
+    assert {len(url.loc) for url in urls} == {2_000}
+    assert 25_000 < len(urls) < 26_000
+    (record,) = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert (record.levelname, record.getMessage()) == (
+        "ERROR",
+        f"Page 1 of sitemap source 'long' was cut after {len(urls):,} URLs: the next one would "
+        "take it past 52,428,800 bytes (the protocol's 50 MiB). Set limit = "
+        f"{len(urls)} on the source so every page fits.",
+    )
