@@ -22,7 +22,7 @@ def indexed_pages() -> Iterator[IndexedPage]:
     """Every page of every section; a section with no rows has none."""
     for source in registry.sections():
         for page in range(1, source.page_count() + 1):
-            yield IndexedPage(source, page, source.page_stats(page).lastmod)
+            yield IndexedPage(source, page, source.page_lastmod(page))
 
 
 def index_entries(pages: list[IndexedPage], origin: Origin) -> list[Entry]:

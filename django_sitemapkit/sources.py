@@ -108,6 +108,10 @@ class BaseSource:
     def page_rows(self, page: int) -> Iterator[Any]:
         raise NotImplementedError
 
+    def page_lastmod(self, page: int) -> LastmodValue | None:
+        """The newest lastmod of a page, for the index."""
+        return self.page_stats(page).lastmod
+
     def page_bounds(self, page: int) -> tuple[int, int]:
         size = self.page_size()
         return (page - 1) * size, page * size
@@ -271,6 +275,10 @@ class SitemapSource(BaseSource):
         stats = self.ordered()[start:stop].aggregate(**aggregates)
         lastmod = stats.get("lastmod")
         return PageStats(stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod))
+
+    def page_lastmod(self, page: int) -> LastmodValue | None:
+        # Without a lastmod field there is nothing the database can aggregate.
+        return None if self.field_path("lastmod") is None else super().page_lastmod(page)
 
     def page_rows(self, page: int) -> Iterator[Any]:
         start, stop = self.page_bounds(page)

@@ -506,3 +506,17 @@ def test_page_past_50_mib_is_cut_and_the_fitting_limit_logged(
         "take it past 52,428,800 bytes (the protocol's 50 MiB). Set limit = "
         f"{len(urls)} on the source so every page fits.",
     )
+
+
+def test_index_queries(client: Client, sources: Sources) -> None:
+    class NoLastmod(ArticleSource):
+        name = "plain"
+        lastmod = None
+
+    sources(SmallPages, NoLastmod)
+    bulk_articles(5)
+    with CaptureQueriesContext(connection) as queries:
+        assert fetch(client, "/sitemap.xml")[0] == 200
+    # A count per section, and one aggregate per page of the source with a
+    # lastmod field; none for the source without one.
+    assert len(queries) == 2 + 3
