@@ -70,6 +70,14 @@ trap 'exit 143' TERM
 
 manage() { "$VPY" "$HERE/manage.py" "$@"; }
 
+port_open() {
+    "$VPY" -c 'import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+except OSError:
+    sys.exit(1)' "$1"
+}
+
 # -- 1. Python and the virtualenv ---------------------------------------------
 step "Python virtualenv in example_project/.venv"
 if ! command -v "$PYTHON" >/dev/null 2>&1; then
@@ -133,7 +141,9 @@ manage check --fail-level WARNING
 
 # -- 5. Server ----------------------------------------------------------------------
 step "runserver 127.0.0.1:$PORT --noreload (in the background)"
-manage runserver "127.0.0.1:$PORT" --noreload >"$SERVER_LOG" 2>&1 &
+# A plain command, not the manage function: $! must be the server's own pid
+# (a backgrounded function runs in a subshell, and killing that leaves python running).
+"$VPY" "$HERE/manage.py" runserver "127.0.0.1:$PORT" --noreload >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 echo "Started the development server (pid $SERVER_PID); its log is shown at the end."
 
@@ -145,9 +155,13 @@ step "Fetch and validate the sitemaps (demo_check.py)"
 step "Stop the server"
 kill "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null || true
-echo "Stopped the development server (pid $SERVER_PID). Its log:"
-sed 's/^/    /' "$SERVER_LOG"
 SERVER_PID=""
+if port_open "$PORT"; then
+    echo "Port $PORT still answers after the server was stopped." >&2
+    exit 1
+fi
+echo "Stopped the development server; port $PORT is closed. Its log:"
+sed 's/^/    /' "$SERVER_LOG"
 finish_step
 
 printf '\nSUCCESS in %s s: seeded %s posts; %s.\n' \
