@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -153,13 +154,14 @@ class BaseSource:
             # The system checks report this at start-up; this is the backstop.
             raise ImproperlyConfigured(f"Source {self.name!r} declares {exc}.") from exc
 
-    def entries(self, rows: Iterable[Any], policy: LocationPolicy) -> Iterator[Entry]:
+    def entries(self, rows: Iterable[Any], policy: LocationPolicy) -> Generator[Entry]:
         """Valid entries for ``rows``; invalid rows are logged and skipped (raised when strict)."""
         lastmod = self.getter("lastmod")
         changefreq = self.getter("changefreq")
         priority = self.getter("priority")
         strict = conf.STRICT
-        with stable_script_prefix():
+        rows = iter(rows)
+        with stable_script_prefix(), closing_iterator(rows):
             for row in rows:
                 try:
                     yield Entry(
@@ -381,6 +383,22 @@ class StaticSource(BaseSource):
             return row.path
         assert row.url_name is not None
         return reverse(row.url_name, kwargs=dict(row.kwargs))
+
+
+@contextmanager
+def closing_iterator(rows: Iterator[Any]) -> Iterator[None]:
+    """Close a row iterator as soon as the entries stop, however they stop.
+
+    A queryset's ``.iterator()`` may hold a server-side cursor (PostgreSQL);
+    left to the garbage collector, it would be closed at an arbitrary moment,
+    possibly in the middle of another query on the same connection.
+    """
+    try:
+        yield
+    finally:
+        close = getattr(rows, "close", None)
+        if close is not None:
+            close()
 
 
 def _sortable(value: LastmodValue) -> dt.datetime:

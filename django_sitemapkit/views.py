@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterator
 from itertools import chain
 
 from django.http import (
@@ -77,14 +77,20 @@ def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
             section,
         )
         raise Http404(f"Sitemap section {section!r} page {page} has no valid entry.")
-    body = checked_urlset(chain([first], entries), source, page)
+    body = checked_urlset(first, entries, source, page)
     return stream_response(request, body, etag, stats.lastmod)
 
 
-def checked_urlset(entries: Iterable[Entry], source: BaseSource, page: int) -> Iterator[bytes]:
+def checked_urlset(
+    first: Entry, rest: Generator[Entry], source: BaseSource, page: int
+) -> Iterator[bytes]:
     """The page's bytes, logging an error if the 50 MiB cap cut it short."""
     encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=MAX_BYTES)
-    yield from encoder.stream(entries)
+    try:
+        yield from encoder.stream(chain([first], rest))
+    finally:
+        # Release the rows (and their cursor) now, even if the client left.
+        rest.close()
     if encoder.cut:
         logger.error(
             "Page %s of sitemap source %r was cut after %s URLs: the next one would take it "

@@ -288,13 +288,14 @@ def test_conditional_get(client: Client) -> None:
         "/sitemap-articles-1.xml", headers={"if-modified-since": "Sat, 02 Mar 2024 10:00:00 GMT"}
     )
     assert since.status_code == 304
-    older = client.get(
-        "/sitemap-articles-1.xml", headers={"if-modified-since": "Sat, 02 Mar 2024 09:59:59 GMT"}
+    # fetch() reads the whole body, so the rows' cursor is released.
+    older = fetch(
+        client, "/sitemap-articles-1.xml", **{"if-modified-since": "Sat, 02 Mar 2024 09:59:59 GMT"}
     )
-    assert older.status_code == 200
+    assert older[0] == 200
     ArticleFactory.create(slug="b", updated_at=at(1))
-    changed = client.get("/sitemap-articles-1.xml", headers={"if-none-match": etag})
-    assert changed.status_code == 200
+    changed = fetch(client, "/sitemap-articles-1.xml", **{"if-none-match": etag})
+    assert changed[0] == 200
     index_etag = client.get("/sitemap.xml")["ETag"]
     assert client.get("/sitemap.xml", headers={"if-none-match": index_etag}).status_code == 304
 
@@ -511,7 +512,7 @@ def test_page_past_50_mib_is_cut_and_the_fitting_limit_logged(
 def test_index_queries(client: Client, sources: Sources) -> None:
     class NoLastmod(ArticleSource):
         name = "plain"
-        lastmod = None
+        lastmod = None  # type: ignore[assignment]
 
     sources(SmallPages, NoLastmod)
     bulk_articles(5)
