@@ -24,6 +24,7 @@ from django_sitemapkit.locations import (
     Origin,
     base_url_problem,
     fixed_script_prefix,
+    index_path,
     sitemap_directory,
 )
 from django_sitemapkit.registry import registry
@@ -448,8 +449,6 @@ def check_urls(**kwargs: Any) -> list[CheckMessage]:
 
 
 def sitemap_directory_if_mounted() -> str | None:
-    from django_sitemapkit.locations import index_path
-
     try:
         index_path()
     except NoReverseMatch:

@@ -8,8 +8,8 @@ from typing import NamedTuple
 from django_sitemapkit.encoder import Entry
 from django_sitemapkit.locations import Origin, page_path
 from django_sitemapkit.registry import registry
-from django_sitemapkit.sources import BaseSource, LastmodValue, _sortable
-from django_sitemapkit.values import format_lastmod
+from django_sitemapkit.sources import BaseSource, LastmodValue
+from django_sitemapkit.values import format_lastmod, newest_lastmod
 
 
 class IndexedPage(NamedTuple):
@@ -36,5 +36,4 @@ def index_entries(pages: list[IndexedPage], origin: Origin) -> list[Entry]:
 
 
 def newest(pages: list[IndexedPage]) -> LastmodValue | None:
-    dates = [item.lastmod for item in pages if item.lastmod is not None]
-    return max(dates, key=_sortable, default=None)
+    return newest_lastmod(item.lastmod for item in pages)

@@ -26,10 +26,10 @@ from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
 from django_sitemapkit.values import (
-    aware_utc,
     format_changefreq,
     format_lastmod,
     format_priority,
+    newest_lastmod,
 )
 
 logger = logging.getLogger("django_sitemapkit")
@@ -368,8 +368,7 @@ class StaticSource(BaseSource):
         getter = self.getter("lastmod")
         values = [type(self).lastmod] if getter.method is None else map(getter.method, pages)
         # Invalid values are reported (and skipped) when the entries are written.
-        dates = [value for value in values if isinstance(value, dt.date)]
-        lastmod = max(dates, key=_sortable, default=None)
+        lastmod = newest_lastmod(values)
         return PageStats(len(pages), lastmod, (tuple(pages), lastmod))
 
     def read(self, row: Any, path: str) -> Any:
@@ -399,10 +398,3 @@ def closing_iterator(rows: Iterator[Any]) -> Iterator[None]:
         close = getattr(rows, "close", None)
         if close is not None:
             close()
-
-
-def _sortable(value: LastmodValue) -> dt.datetime:
-    """Dates and datetimes on one axis, so the newest of a mix can be found."""
-    if isinstance(value, dt.datetime):
-        return aware_utc(value)
-    return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -56,6 +57,19 @@ def format_priority(value: Any) -> str:
         raise InvalidEntry(f"priority {value!r} is outside 0.0 to 1.0")
     text = f"{float(value):.3f}".rstrip("0")
     return text + "0" if text.endswith(".") else text
+
+
+def newest_lastmod(values: Iterable[Any]) -> dt.date | None:
+    """The newest of a mix of dates and datetimes; anything else is ignored."""
+    dates = [value for value in values if isinstance(value, dt.date)]
+    return max(dates, key=_on_utc_axis, default=None)
+
+
+def _on_utc_axis(value: dt.date) -> dt.datetime:
+    # Dates count from midnight UTC, so they compare with datetimes.
+    if isinstance(value, dt.datetime):
+        return aware_utc(value)
+    return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
 
 
 def http_timestamp(value: dt.date | dt.datetime) -> float:

@@ -85,7 +85,7 @@ def checked_urlset(
     first: Entry, rest: Generator[Entry], source: BaseSource, page: int
 ) -> Iterator[bytes]:
     """The page's bytes, logging an error if the 50 MiB cap cut it short."""
-    encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=MAX_BYTES)
+    encoder = Encoder(URLSET, max_urls=source.page_size())
     try:
         yield from encoder.stream(chain([first], rest))
     finally:
