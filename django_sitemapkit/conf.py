@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.conf import settings
@@ -10,6 +11,9 @@ from django.conf import settings
 # a file holds at most 50,000 URLs and at most 50 MiB uncompressed.
 MAX_URLS = 50_000
 MAX_BYTES = 52_428_800
+
+#: Values of ``SITEMAPKIT_SERVE``.
+SERVE_CHOICES = ("database", "files", "files-or-database")
 
 
 class Settings:
@@ -21,6 +25,12 @@ class Settings:
         "STRICT": False,
         "CHUNK_SIZE": 2_000,
         "X_ROBOTS_TAG": None,
+        "MAX_BYTES": MAX_BYTES,
+        "OUTPUT_DIR": None,
+        "STORAGE": None,
+        "GZIP": True,
+        "GZIP_LINKS": False,
+        "SERVE": "database",
     }
 
     def _get(self, name: str) -> Any:
@@ -59,6 +69,42 @@ class Settings:
     def X_ROBOTS_TAG(self) -> str | None:
         """Opt-in ``X-Robots-Tag`` header value for sitemap responses."""
         value: str | None = self._get("X_ROBOTS_TAG")
+        return value
+
+    @property
+    def MAX_BYTES(self) -> int:
+        """Uncompressed bytes per document; the protocol's 50 MiB unless lowered."""
+        value: int = self._get("MAX_BYTES")
+        return value
+
+    @property
+    def OUTPUT_DIR(self) -> str | os.PathLike[str] | None:
+        """Directory ``build_sitemaps`` writes to (and files are served from)."""
+        value: str | os.PathLike[str] | None = self._get("OUTPUT_DIR")
+        return value
+
+    @property
+    def STORAGE(self) -> str | None:
+        """A ``STORAGES`` alias to write (and serve) the files through instead."""
+        value: str | None = self._get("STORAGE")
+        return value
+
+    @property
+    def GZIP(self) -> bool:
+        """Write a deterministic ``.xml.gz`` sibling next to every file."""
+        value: bool = self._get("GZIP")
+        return value
+
+    @property
+    def GZIP_LINKS(self) -> bool:
+        """Point the index's entries at the ``.xml.gz`` names."""
+        value: bool = self._get("GZIP_LINKS")
+        return value
+
+    @property
+    def SERVE(self) -> str:
+        """Where the views answer from: ``"database"``, ``"files"`` or ``"files-or-database"``."""
+        value: str = self._get("SERVE")
         return value
 
 

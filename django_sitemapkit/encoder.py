@@ -80,7 +80,8 @@ class Encoder:
 
     After the stream is exhausted, ``count`` is the number of entries written
     and ``cut`` is true when an entry was left out because it would have taken
-    the document past ``max_bytes`` or ``max_urls``.
+    the document past ``max_bytes`` or ``max_urls``; that entry is kept in
+    ``overflow`` so a caller can start the next document with it.
     """
 
     def __init__(
@@ -96,6 +97,7 @@ class Encoder:
         self.count = 0
         self.size = 0
         self.cut = False
+        self.overflow: Entry | None = None
 
     def stream(self, entries: Iterable[Entry]) -> Iterator[bytes]:
         opening, closing = self.document.opening, self.document.closing
@@ -107,6 +109,7 @@ class Encoder:
             line = element(entry).encode()
             if self.count == self.max_urls or self.size + len(line) > self.max_bytes:
                 self.cut = True
+                self.overflow = entry
                 break
             self.count += 1
             self.size += len(line)

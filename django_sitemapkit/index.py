@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from django_sitemapkit.conf import conf
 from django_sitemapkit.encoder import Entry
-from django_sitemapkit.locations import Origin, page_path
+from django_sitemapkit.locations import GZIP_SUFFIX, Origin, page_path
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource, LastmodValue
 from django_sitemapkit.values import format_lastmod, newest_lastmod
@@ -26,9 +27,10 @@ def indexed_pages() -> Iterator[IndexedPage]:
 
 
 def index_entries(pages: list[IndexedPage], origin: Origin) -> list[Entry]:
+    suffix = GZIP_SUFFIX if conf.GZIP_LINKS else ""
     return [
         Entry(
-            origin.url + page_path(item.source.name, item.page),
+            origin.url + page_path(item.source.name, item.page) + suffix,
             None if item.lastmod is None else format_lastmod(item.lastmod),
         )
         for item in pages

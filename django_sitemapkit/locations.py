@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +22,15 @@ from django_sitemapkit.exceptions import InvalidEntry
 MAX_LOCATION_LENGTH = 2_048
 DEFAULT_PORTS = {"http": 80, "https": 443}
 URL_NAMESPACE = "sitemapkit"
+
+# The names of the files, which are also the last segment of their URLs.
+INDEX_FILENAME = "sitemap.xml"
+GZIP_SUFFIX = ".gz"
+PAGE_FILENAME = re.compile(r"\Asitemap-(?P<section>.+)-(?P<page>[1-9][0-9]*)\.xml\Z")
+
+
+def page_filename(section: str, page: int) -> str:
+    return f"sitemap-{section}-{page}.xml"
 
 
 def base_url_problem(value: object) -> str | None:
