@@ -81,7 +81,9 @@ class Encoder:
     After the stream is exhausted, ``count`` is the number of entries written
     and ``cut`` is true when an entry was left out because it would have taken
     the document past ``max_bytes`` or ``max_urls``; that entry is kept in
-    ``overflow`` so a caller can start the next document with it.
+    ``overflow`` so a caller can start the next document with it. ``newest``
+    is the newest ``lastmod`` written (the formatted values sort in time
+    order, a date counting as midnight UTC).
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class Encoder:
         self.size = 0
         self.cut = False
         self.overflow: Entry | None = None
+        self.newest: str | None = None
 
     def stream(self, entries: Iterable[Entry]) -> Iterator[bytes]:
         opening, closing = self.document.opening, self.document.closing
@@ -113,6 +116,8 @@ class Encoder:
                 break
             self.count += 1
             self.size += len(line)
+            if entry.lastmod is not None and (self.newest is None or entry.lastmod > self.newest):
+                self.newest = entry.lastmod
             chunk.append(line)
             chunk_size += len(line)
             if chunk_size >= CHUNK_BYTES:

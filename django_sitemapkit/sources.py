@@ -109,6 +109,10 @@ class BaseSource:
     def page_rows(self, page: int) -> Iterator[Any]:
         raise NotImplementedError
 
+    def all_rows(self) -> Iterator[Any]:
+        """Every row, in page order: what ``page_rows`` returns for page 1, 2, ... in turn."""
+        raise NotImplementedError
+
     def page_lastmod(self, page: int) -> LastmodValue | None:
         """The newest lastmod of a page, for the index."""
         return self.page_stats(page).lastmod
@@ -282,12 +286,20 @@ class SitemapSource(BaseSource):
         # Without a lastmod field there is nothing the database can aggregate.
         return None if self.field_path("lastmod") is None else super().page_lastmod(page)
 
-    def page_rows(self, page: int) -> Iterator[Any]:
-        start, stop = self.page_bounds(page)
+    def row_queryset(self) -> models.QuerySet[Any]:
+        """Ordered rows as dicts of the needed columns, or as instances if the methods want them."""
         queryset: models.QuerySet[Any] = self.ordered()
         if not self.uses_instances():
             queryset = queryset.values(*self.columns())
-        rows: Iterator[Any] = queryset[start:stop].iterator(chunk_size=conf.CHUNK_SIZE)
+        return queryset
+
+    def page_rows(self, page: int) -> Iterator[Any]:
+        start, stop = self.page_bounds(page)
+        rows: Iterator[Any] = self.row_queryset()[start:stop].iterator(chunk_size=conf.CHUNK_SIZE)
+        return rows
+
+    def all_rows(self) -> Iterator[Any]:
+        rows: Iterator[Any] = self.row_queryset().iterator(chunk_size=conf.CHUNK_SIZE)
         return rows
 
     def read(self, row: Any, path: str) -> Any:
@@ -362,6 +374,9 @@ class StaticSource(BaseSource):
     def page_rows(self, page: int) -> Iterator[StaticPage]:
         start, stop = self.page_bounds(page)
         return iter(self.pages()[start:stop])
+
+    def all_rows(self) -> Iterator[StaticPage]:
+        return iter(self.pages())
 
     def page_stats(self, page: int) -> PageStats:
         pages = list(self.page_rows(page))
