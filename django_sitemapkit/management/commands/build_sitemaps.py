@@ -230,10 +230,11 @@ def views_note(section: SectionBuild) -> str | None:
         return None
     reasons = []
     if section.byte_cuts:
-        numbers = ", ".join(str(n) for n in section.byte_cuts)
+        cuts = section.byte_cuts
+        files = f"file {cuts[0]}" if len(cuts) == 1 else f"files {', '.join(map(str, cuts))}"
         reasons.append(
-            f"file {numbers} ended at SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,} bytes) "
-            "and the next file goes on where it stopped"
+            f"{files} ended at SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,} bytes), each going "
+            "on in the next file"
         )
     if section.empty_pages:
         reasons.append(

@@ -1,0 +1,487 @@
+"""build.py and destinations.py through ``build_sitemaps``: the files on disk and in storages."""
+
+from __future__ import annotations
+
+import fcntl
+import gzip
+import resource
+import signal
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.storage import storages
+from django.core.management import CommandError, call_command
+from django.db import DatabaseError
+from django.test import Client, override_settings
+from factories import ArticleFactory, bulk_articles
+from sitemap_xml import Url, fetch, parse_index, parse_urlset
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource, PagesSource
+
+from django_sitemapkit.encoder import URLSET
+
+pytestmark = pytest.mark.django_db
+SITE = "https://www.example.com"
+Sources = Callable[..., None]
+
+
+class SmallPages(ArticleSource):
+    limit = 2
+
+
+def build(output: Path, **options: Any) -> None:
+    call_command("build_sitemaps", output=str(output), verbosity=0, **options)
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    """Every file a web server could serve (dot files are not)."""
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.name[0] != "."}
+
+
+def hidden(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name[0] == ".")
+
+
+def view_body(client: Client, name: str) -> bytes:
+    status, body, _ = fetch(client, f"/{name}")
+    assert status == 200, body[:300]
+    return body
+
+
+def urls_of(directory: Path, *names: str) -> list[Url]:
+    return [url for name in names for url in parse_urlset((directory / name).read_bytes())]
+
+
+# -- what is written -------------------------------------------------------------
+
+
+def test_build_writes_the_bytes_the_views_serve(
+    client: Client, sources: Sources, tmp_path: Path
+) -> None:
+    sources(SmallPages, PagesSource)
+    bulk_articles(5)
+    build(tmp_path)
+    pages = ["sitemap-articles-1.xml", "sitemap-articles-2.xml", "sitemap-articles-3.xml"]
+    pages.append("sitemap-pages-1.xml")
+    files = snapshot(tmp_path)
+    documents = [*pages, "sitemap.xml"]
+    assert sorted(files) == sorted(documents + [name + ".gz" for name in documents])
+    for name in documents:
+        assert files[name] == view_body(client, name), name
+        assert gzip.decompress(files[name + ".gz"]) == files[name]
+    assert [loc for loc, _ in parse_index(files["sitemap.xml"])] == [f"{SITE}/{n}" for n in pages]
+    assert len(urls_of(tmp_path, *pages)) == 7
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+
+
+def test_files_are_world_readable(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(3)
+    build(tmp_path)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir() if p.name[0] != "."}
+    assert set(modes.values()) == {0o644}
+
+
+def test_an_unchanged_build_gives_identical_bytes_and_leaves_the_files_alone(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource, PagesSource)
+    bulk_articles(30)
+    build(tmp_path / "a")
+    first = snapshot(tmp_path / "a")
+    mtimes = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "a").iterdir()}
+    build(tmp_path / "a")
+    build(tmp_path / "b")
+    assert snapshot(tmp_path / "a") == first
+    assert snapshot(tmp_path / "b") == first
+    # Unchanged files are not replaced, so their Last-Modified stays put.
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "a").iterdir()} == mtimes
+
+
+def test_gzip_header_has_no_time_and_no_name(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(3)
+    build(tmp_path)
+    header = (tmp_path / "sitemap-articles-1.xml.gz").read_bytes()[:10]
+    # RFC 1952 section 2.3: ID1 ID2 CM FLG MTIME(4) XFL OS.
+    assert header[:3] == b"\x1f\x8b\x08"
+    assert header[3] == 0, "no FNAME, FCOMMENT or FEXTRA flag"
+    assert header[4:8] == b"\x00\x00\x00\x00", "MTIME is 0"
+
+
+def test_no_gzip_writes_none_and_removes_old_siblings(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(3)
+    build(tmp_path)
+    build(tmp_path, gzip=False)
+    assert sorted(snapshot(tmp_path)) == ["sitemap-articles-1.xml", "sitemap.xml"]
+
+
+def test_gzip_links_point_the_index_at_the_gz_files(
+    client: Client, sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource, PagesSource)
+    bulk_articles(3)
+    build(tmp_path, gzip_links=True)
+    index = (tmp_path / "sitemap.xml").read_bytes()
+    assert [loc for loc, _ in parse_index(index)] == [
+        f"{SITE}/sitemap-articles-1.xml.gz",
+        f"{SITE}/sitemap-pages-1.xml.gz",
+    ]
+    with override_settings(SITEMAPKIT_GZIP_LINKS=True):
+        assert index == view_body(client, "sitemap.xml")
+
+
+def test_index_lastmod_is_the_newest_in_each_file(sources: Sources, tmp_path: Path) -> None:
+    sources(SmallPages)
+    articles = bulk_articles(3)
+    build(tmp_path)
+    newest = [a.updated_at for a in articles]
+    assert parse_index((tmp_path / "sitemap.xml").read_bytes()) == [
+        (f"{SITE}/sitemap-articles-1.xml", newest[1].strftime("%Y-%m-%dT%H:%M:%S+00:00")),
+        (f"{SITE}/sitemap-articles-2.xml", newest[2].strftime("%Y-%m-%dT%H:%M:%S+00:00")),
+    ]
+
+
+# -- page cuts ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rows", "expected"), [(4, [2, 2]), (5, [2, 2, 1]), (1, [1])])
+def test_pages_are_cut_at_exactly_the_url_limit(
+    sources: Sources, tmp_path: Path, rows: int, expected: list[int]
+) -> None:
+    sources(SmallPages)
+    bulk_articles(rows)
+    build(tmp_path)
+    names = [f"sitemap-articles-{n}.xml" for n in range(1, len(expected) + 1)]
+    assert [len(urls_of(tmp_path, name)) for name in names] == expected
+    assert not (tmp_path / f"sitemap-articles-{len(expected) + 1}.xml").exists()
+
+
+def url_lines(body: bytes) -> tuple[bytes, list[bytes], bytes]:
+    """Opening (declaration and root tag), one line per <url>, and the closing tag."""
+    lines = body.splitlines(keepends=True)
+    return b"".join(lines[:2]), lines[2:-1], lines[-1]
+
+
+@pytest.mark.parametrize("slack", [0, -1])
+def test_a_page_ends_before_the_entry_that_would_pass_max_bytes(
+    client: Client, sources: Sources, tmp_path: Path, slack: int
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(400)
+    full = view_body(client, "sitemap-articles-1.xml")
+    opening, lines, closing = url_lines(full)
+    assert (opening, closing) == (URLSET.opening, URLSET.closing)
+    fits = 250
+    limit = len(opening) + sum(map(len, lines[:fits])) + len(closing) + slack
+    with override_settings(SITEMAPKIT_MAX_BYTES=limit):
+        build(tmp_path)
+    first = (tmp_path / "sitemap-articles-1.xml").read_bytes()
+    written = fits if slack == 0 else fits - 1
+    assert len(first) <= limit
+    assert first == opening + b"".join(lines[:written]) + closing
+    # Nothing is lost: the next file goes on with the entry that did not fit.
+    assert urls_of(tmp_path, "sitemap-articles-1.xml", "sitemap-articles-2.xml") == parse_urlset(
+        full
+    )
+    assert [loc for loc, _ in parse_index((tmp_path / "sitemap.xml").read_bytes())] == [
+        f"{SITE}/sitemap-articles-1.xml",
+        f"{SITE}/sitemap-articles-2.xml",
+    ]
+
+
+def test_a_byte_cut_is_reported_as_differing_from_the_views(
+    sources: Sources, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(250)
+    with override_settings(SITEMAPKIT_MAX_BYTES=16_384):
+        call_command("build_sitemaps", output=str(tmp_path))
+    assert len(snapshot(tmp_path)) == 8
+    assert capsys.readouterr().err == (
+        "Section 'articles': files 1, 2 ended at SITEMAPKIT_MAX_BYTES (16,384 bytes), each "
+        "going on in the next file, so its file numbers differ from the pages the database "
+        'views serve. Serve these files (SITEMAPKIT_SERVE = "files").\n'
+    )
+
+
+def test_a_page_of_invalid_rows_gets_no_file_and_nothing_else_is_lost(
+    sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(SmallPages)
+    for slug in ["a", "b", "bad/one", "bad/two", "c"]:
+        ArticleFactory.create(slug=slug)
+    build(tmp_path)
+    assert [u.loc for u in urls_of(tmp_path, "sitemap-articles-1.xml")] == [
+        f"{SITE}/articles/a/",
+        f"{SITE}/articles/b/",
+    ]
+    assert [u.loc for u in urls_of(tmp_path, "sitemap-articles-2.xml")] == [f"{SITE}/articles/c/"]
+    assert not (tmp_path / "sitemap-articles-3.xml").exists()
+    assert len(parse_index((tmp_path / "sitemap.xml").read_bytes())) == 2
+    assert sum("Skipped pk=" in r.getMessage() for r in caplog.records) == 2
+
+
+# -- publishing ------------------------------------------------------------------------
+
+
+def test_pages_left_from_a_larger_build_are_removed(sources: Sources, tmp_path: Path) -> None:
+    sources(SmallPages)
+    bulk_articles(5)
+    build(tmp_path)
+    assert (tmp_path / "sitemap-articles-3.xml").exists()
+    Article.objects.filter(pk__in=Article.objects.order_by("-pk").values("pk")[:3]).delete()
+    build(tmp_path)
+    assert sorted(snapshot(tmp_path)) == [
+        "sitemap-articles-1.xml",
+        "sitemap-articles-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+
+
+def test_files_of_other_names_are_left_alone(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(2)
+    (tmp_path / "robots.txt").write_text("User-agent: *\n")
+    (tmp_path / "sitemap-news.txt").write_text("keep")
+    build(tmp_path)
+    assert (tmp_path / "robots.txt").read_text() == "User-agent: *\n"
+    assert (tmp_path / "sitemap-news.txt").read_text() == "keep"
+
+
+def test_one_section_is_rebuilt_and_the_index_rewritten_to_match(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(SmallPages, PagesSource)
+    site = tmp_path / "site"
+    bulk_articles(2)
+    build(site)
+    pages_before = (site / "sitemap-pages-1.xml").stat().st_mtime_ns
+    bulk_articles(2)
+    build(site, section=["articles"])
+    assert [loc for loc, _ in parse_index((site / "sitemap.xml").read_bytes())] == [
+        f"{SITE}/sitemap-articles-1.xml",
+        f"{SITE}/sitemap-articles-2.xml",
+        f"{SITE}/sitemap-pages-1.xml",
+    ]
+    assert (site / "sitemap-pages-1.xml").stat().st_mtime_ns == pages_before
+    # The same set as a full build would write.
+    build(tmp_path / "full")
+    assert snapshot(site) == snapshot(tmp_path / "full")
+
+
+def test_one_section_needs_an_earlier_index(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(1)
+    with pytest.raises(CommandError) as raised:
+        build(tmp_path, section=["articles"])
+    assert str(raised.value) == (
+        f"There is no sitemap.xml in {tmp_path} to update; run build_sitemaps without "
+        f"--section once first. Nothing was published: the files in {tmp_path} are as they were."
+    )
+
+
+def test_no_rows_means_nothing_is_written_and_old_files_stay(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(2)
+    build(tmp_path)
+    before = snapshot(tmp_path)
+    Article.objects.all().delete()
+    build(tmp_path)
+    assert snapshot(tmp_path) == before
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+
+
+# -- failures leave the previous set ------------------------------------------------------
+
+
+class FailingRows(ArticleSource):
+    """Rows that stop with a database error after 150 of them."""
+
+    def all_rows(self) -> Iterator[Any]:
+        for number, row in enumerate(super().all_rows()):
+            if number == 150:
+                raise DatabaseError("server closed the connection unexpectedly")
+            yield row
+
+
+class Interrupted(ArticleSource):
+    """Ctrl-C arrives while the 150th row is written."""
+
+    def all_rows(self) -> Iterator[Any]:
+        for number, row in enumerate(super().all_rows()):
+            if number == 150:
+                raise KeyboardInterrupt
+            yield row
+
+
+@pytest.fixture
+def previous_build(sources: Sources, tmp_path: Path) -> dict[str, bytes]:
+    sources(ArticleSource)
+    bulk_articles(20)
+    build(tmp_path)
+    bulk_articles(300)
+    return snapshot(tmp_path)
+
+
+def test_a_database_error_part_way_leaves_the_previous_set(
+    sources: Sources, tmp_path: Path, previous_build: dict[str, bytes]
+) -> None:
+    sources(FailingRows)
+    with pytest.raises(CommandError) as raised:
+        build(tmp_path)
+    assert str(raised.value) == (
+        "Section 'articles' failed after 150 rows: DatabaseError: server closed the connection "
+        f"unexpectedly Nothing was published: the files in {tmp_path} are as they were."
+    )
+    assert raised.value.returncode == 1
+    assert snapshot(tmp_path) == previous_build
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+
+
+def test_ctrl_c_part_way_leaves_the_previous_set(
+    sources: Sources, tmp_path: Path, previous_build: dict[str, bytes]
+) -> None:
+    sources(Interrupted)
+    with pytest.raises(CommandError) as raised:
+        build(tmp_path)
+    assert str(raised.value) == (
+        f"Interrupted. Nothing was published: the files in {tmp_path} are as they were."
+    )
+    assert raised.value.returncode == 130
+    assert snapshot(tmp_path) == previous_build
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+
+
+def test_a_full_disk_leaves_the_previous_set(
+    tmp_path: Path, previous_build: dict[str, bytes]
+) -> None:
+    # RLIMIT_FSIZE makes any write past 32 KiB fail with EFBIG, as a full
+    # disk fails with ENOSPC: for real, in the middle of a file.
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (32_768, hard))
+    try:
+        with pytest.raises(CommandError) as raised:
+            build(tmp_path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert str(raised.value).startswith("Section 'articles' failed after ")
+    assert "OSError: [Errno 27] File too large" in str(raised.value)
+    assert snapshot(tmp_path) == previous_build
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+
+
+def test_an_output_that_cannot_be_a_directory_fails_clearly(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(1)
+    (tmp_path / "file").write_text("in the way")
+    with pytest.raises(CommandError) as raised:
+        build(tmp_path / "file" / "sitemaps")
+    assert str(raised.value) == f"Cannot write to {tmp_path}/file/sitemaps: Not a directory."
+
+
+def test_strict_mode_fails_the_build_naming_the_row(
+    sources: Sources, tmp_path: Path, previous_build: dict[str, bytes]
+) -> None:
+    bad = ArticleFactory.create(slug="bad/slug")
+    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(CommandError) as raised:
+        build(tmp_path)
+    assert str(raised.value).startswith(
+        f"Section 'articles' failed after 321 rows: InvalidEntry: Skipped pk={bad.pk} of "
+        "source 'articles': its URL does not reverse"
+    )
+    assert snapshot(tmp_path) == previous_build
+
+
+def test_a_second_build_refuses_while_one_holds_the_lock(
+    sources: Sources, tmp_path: Path, previous_build: dict[str, bytes]
+) -> None:
+    with open(tmp_path / ".sitemapkit.lock", "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(CommandError) as raised:
+            build(tmp_path)
+    assert str(raised.value) == (
+        f"Another build_sitemaps is writing to {tmp_path}; wait for it to finish, then run "
+        "this one again."
+    )
+    assert snapshot(tmp_path) == previous_build
+
+
+def test_staged_files_of_a_build_that_died_are_cleaned_up(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(1)
+    tmp_path.joinpath(".sitemap-articles-1.xml.dead0000.tmp").write_text("half")
+    build(tmp_path)
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+
+
+# -- validation, storages and jobs --------------------------------------------------------
+
+
+def test_validate_passes_on_a_normal_build(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource, PagesSource)
+    bulk_articles(10)
+    build(tmp_path, validate=True)
+    assert len(snapshot(tmp_path)) == 6
+
+
+STORAGE_BACKENDS = [
+    "django.core.files.storage.InMemoryStorage",
+    "django.core.files.storage.FileSystemStorage",
+]
+
+
+@pytest.mark.parametrize("backend", STORAGE_BACKENDS)
+def test_a_storage_gets_the_same_files_as_a_directory(
+    sources: Sources, tmp_path: Path, backend: str
+) -> None:
+    sources(SmallPages, PagesSource)
+    bulk_articles(5)
+    build(tmp_path / "dir")
+    expected = snapshot(tmp_path / "dir")
+    options = {"location": str(tmp_path / "storage")} if "FileSystem" in backend else {}
+    stores = {"sitemaps": {"BACKEND": backend, "OPTIONS": options}}
+    with override_settings(STORAGES=stores, SITEMAPKIT_STORAGE="sitemaps"):
+        call_command("build_sitemaps", verbosity=0)
+        call_command("build_sitemaps", verbosity=0)  # replaces files in place
+        storage = storages["sitemaps"]
+        _, names = storage.listdir("")
+        stored = {}
+        for name in sorted(names):
+            with storage.open(name, "rb") as opened:
+                stored[name] = opened.read()
+        # A smaller build removes the files the index no longer names.
+        Article.objects.filter(pk__in=Article.objects.order_by("-pk").values("pk")[:3]).delete()
+        call_command("build_sitemaps", verbosity=0)
+        remaining = sorted(storage.listdir("")[1])
+    assert stored == expected
+    assert remaining == [
+        "sitemap-articles-1.xml",
+        "sitemap-articles-1.xml.gz",
+        "sitemap-pages-1.xml",
+        "sitemap-pages-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_jobs_build_sections_in_processes_with_the_same_result(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(SmallPages, PagesSource)
+    bulk_articles(7)
+    build(tmp_path / "one")
+    build(tmp_path / "two", jobs=2)
+    assert snapshot(tmp_path / "two") == snapshot(tmp_path / "one")
+    assert len(snapshot(tmp_path / "one")) == 12
