@@ -100,3 +100,26 @@ def test_an_error_in_the_entries_ends_without_a_closing_tag() -> None:
     except RuntimeError:
         pass
     assert b"</urlset>" not in b"".join(received)
+
+
+def test_a_cut_keeps_the_entry_that_did_not_fit() -> None:
+    entries = [Entry(f"{BASE}{n}/") for n in range(3)]
+    _, encoder = encode(entries, max_urls=2)
+    assert (encoder.count, encoder.cut, encoder.overflow) == (2, True, entries[2])
+    _, whole = encode(entries, max_urls=3)
+    assert (whole.count, whole.cut, whole.overflow) == (3, False, None)
+
+
+def test_newest_is_the_latest_lastmod_written() -> None:
+    entries = [
+        Entry(BASE + "a/", "2024-03-01T10:00:00+00:00"),
+        Entry(BASE + "b/", "2024-03-02"),
+        Entry(BASE + "c/"),
+        Entry(BASE + "d/", "2024-03-01T23:59:59+00:00"),
+        Entry(BASE + "e/", "2024-03-02T00:00:01+00:00"),
+    ]
+    assert encode(entries[:4])[1].newest == "2024-03-02"
+    assert encode(entries)[1].newest == "2024-03-02T00:00:01+00:00"
+    # An entry left out by a cut does not count.
+    assert encode(entries, max_urls=4)[1].newest == "2024-03-02"
+    assert encode([Entry(BASE)])[1].newest is None
