@@ -6,12 +6,18 @@
 # Needs only Python 3.10+ (with venv and pip) and access to PyPI. It builds a
 # virtualenv in example_project/.venv (reused by later runs), installs this
 # repository and the demo's tools into it, migrates and seeds an SQLite
-# database with 100,000 posts, runs the system checks, starts the development
-# server on a free port, and checks the sitemaps over HTTP with demo_check.py.
+# database with 100,000 posts, runs the system checks, pre-renders the sitemaps
+# with `build_sitemaps --validate` into SITEMAPKIT_OUTPUT_DIR and checks the
+# files (demo_files_check.py built), builds again to show nothing changes,
+# starts the development server on a free port and checks the sitemaps over
+# HTTP (demo_check.py, which also compares them with the files), then serves
+# again with SITEMAPKIT_SERVE=files and checks that the files' bytes are what
+# is sent (demo_files_check.py served).
 # Any failure stops it with a non-zero exit status; the server is always stopped.
 #
 # Environment: PYTHON (default python3), PORT (default: a free port),
-# SEED_ROWS (default 100000).
+# SEED_ROWS (default 100000), SITEMAPKIT_OUTPUT_DIR (default
+# example_project/public/sitemaps; see mysite/settings.py).
 
 set -Eeuo pipefail
 
@@ -26,6 +32,11 @@ REQUIREMENTS=("factory-boy>=3.3" "lxml>=5.2")
 SERVER_PID=""
 SERVER_LOG="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-server.XXXXXX")"
 SUMMARY_FILE="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-summary.XXXXXX")"
+FILES_SUMMARY="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-files.XXXXXX")"
+SERVED_SUMMARY="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-served.XXXXXX")"
+BUILD_LOG="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-build.XXXXXX")"
+SNAPSHOT="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-snapshot.XXXXXX")"
+FRESH_BUILD="$(mktemp -d "${TMPDIR:-/tmp}/sitemapkit-demo-fresh.XXXXXX")"
 STARTED="$(date +%s.%N)"
 STEP_STARTED="$STARTED"
 STEP_NAME=""
@@ -61,7 +72,8 @@ cleanup() {
         fi
         echo "DEMO FAILED (exit status $status) during: ${STEP_NAME:-start-up}" >&2
     fi
-    rm -f "$SERVER_LOG" "$SUMMARY_FILE"
+    rm -f "$SERVER_LOG" "$SUMMARY_FILE" "$FILES_SUMMARY" "$SERVED_SUMMARY" "$BUILD_LOG" "$SNAPSHOT"
+    rm -rf "$FRESH_BUILD"
     exit "$status"
 }
 trap cleanup EXIT
@@ -69,6 +81,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 manage() { "$VPY" "$HERE/manage.py" "$@"; }
+files_check() { "$VPY" "$HERE/demo_files_check.py" "$@"; }
 
 port_open() {
     "$VPY" -c 'import socket, sys
@@ -139,31 +152,115 @@ manage seed --clear --rows "$SEED_ROWS"
 step "check (SITEMAPKIT_BASE_URL=$SITEMAPKIT_BASE_URL)"
 manage check --fail-level WARNING
 
-# -- 5. Server ----------------------------------------------------------------------
-step "runserver 127.0.0.1:$PORT --noreload (in the background)"
-# A plain command, not the manage function: $! must be the server's own pid
-# (a backgrounded function runs in a subshell, and killing that leaves python running).
-"$VPY" "$HERE/manage.py" runserver "127.0.0.1:$PORT" --noreload >"$SERVER_LOG" 2>&1 &
-SERVER_PID=$!
-echo "Started the development server (pid $SERVER_PID); its log is shown at the end."
+# -- 5. Pre-rendered files ----------------------------------------------------------
+# The directory comes from the settings (SITEMAPKIT_OUTPUT_DIR, env-overridable).
+OUTPUT_DIR="$(cd "$HERE" && DJANGO_SETTINGS_MODULE=mysite.settings "$VPY" -c \
+    'from django.conf import settings; print(settings.SITEMAPKIT_OUTPUT_DIR)')"
 
-# -- 6. HTTP checks ---------------------------------------------------------------
-step "Fetch and validate the sitemaps (demo_check.py)"
-"$VPY" "$HERE/demo_check.py" "$SITEMAPKIT_BASE_URL" \
-    --server-pid "$SERVER_PID" --summary-file "$SUMMARY_FILE"
+step "build_sitemaps --validate (into $OUTPUT_DIR)"
+manage build_sitemaps --validate
 
-step "Stop the server"
-kill "$SERVER_PID"
-wait "$SERVER_PID" 2>/dev/null || true
-SERVER_PID=""
-if port_open "$PORT"; then
-    echo "Port $PORT still answers after the server was stopped." >&2
+step "Check the built files (demo_files_check.py built)"
+files_check built "$OUTPUT_DIR" --base-url "$SITEMAPKIT_BASE_URL" --summary-file "$FILES_SUMMARY"
+
+step "build_sitemaps --validate again: the same data gives the same bytes"
+files_check snapshot "$OUTPUT_DIR" >"$SNAPSHOT"
+FILE_COUNT="$(wc -l <"$SNAPSHOT" | tr -d ' ')"
+manage build_sitemaps --validate | tee "$BUILD_LOG"
+UNCHANGED="$(sed -nE 's/^Published to .*: 0 written, ([0-9,]+) unchanged, 0 removed\.$/\1/p' "$BUILD_LOG" | tr -d ,)"
+if [[ "$UNCHANGED" != "$FILE_COUNT" ]]; then
+    echo "Expected the second build to report '0 written, $FILE_COUNT unchanged, 0 removed'." >&2
     exit 1
 fi
-echo "Stopped the development server; port $PORT is closed. Its log:"
-sed 's/^/    /' "$SERVER_LOG"
+if ! files_check snapshot "$OUTPUT_DIR" | diff -u "$SNAPSHOT" -; then
+    echo "The second build changed the files above (- before, + after)." >&2
+    exit 1
+fi
+echo "The second build wrote nothing: all $FILE_COUNT files have the same SHA-256 and modification time."
+echo "A build from scratch into an empty directory ($FRESH_BUILD):"
+manage build_sitemaps --output "$FRESH_BUILD" --verbosity 0
+if ! diff -u <(files_check snapshot --bytes-only "$OUTPUT_DIR") \
+    <(files_check snapshot --bytes-only "$FRESH_BUILD"); then
+    echo "A build from scratch gave other bytes (- $OUTPUT_DIR, + $FRESH_BUILD)." >&2
+    exit 1
+fi
+echo "    the same $FILE_COUNT files, byte for byte, gzip included."
+
+# -- 6. Server, answering from the database ---------------------------------------
+start_server() {
+    # A plain command, not a backgrounded function: $! must be the server's own
+    # pid (a backgrounded function runs in a subshell, and killing that leaves
+    # python running). SITEMAPKIT_SERVE is passed in the environment.
+    : >"$SERVER_LOG"
+    SITEMAPKIT_SERVE="$1" "$VPY" "$HERE/manage.py" runserver "127.0.0.1:$PORT" --noreload \
+        >"$SERVER_LOG" 2>&1 &
+    SERVER_PID=$!
+    echo "Started the development server (pid $SERVER_PID, SITEMAPKIT_SERVE=$1)."
+}
+
+stop_server() {
+    kill "$SERVER_PID"
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+    if port_open "$PORT"; then
+        echo "Port $PORT still answers after the server was stopped." >&2
+        exit 1
+    fi
+    echo "Stopped the development server; port $PORT is closed. Its log:"
+    sed 's/^/    /' "$SERVER_LOG"
+}
+
+step "runserver 127.0.0.1:$PORT --noreload (in the background, SITEMAPKIT_SERVE=database)"
+start_server database
+
+step "Fetch and validate the sitemaps (demo_check.py), and compare them with the files"
+"$VPY" "$HERE/demo_check.py" "$SITEMAPKIT_BASE_URL" \
+    --server-pid "$SERVER_PID" --summary-file "$SUMMARY_FILE" --files "$OUTPUT_DIR"
+
+step "Stop the server"
+stop_server
+
+# -- 7. Server, answering from the files --------------------------------------------
+# The file mode is new in the package: say so plainly if this checkout lacks it
+# (exit status 3); any other error in the package stops the demo as usual.
+HAS_FILE_MODE=0
+(cd "$HERE" && DJANGO_SETTINGS_MODULE=mysite.settings "$VPY" -c 'import importlib, sys
+import django
+django.setup()
+from django_sitemapkit import conf
+if importlib.util.find_spec("django_sitemapkit.serving") is None:
+    sys.exit(3)
+serving = importlib.import_module("django_sitemapkit.serving")
+if "files" not in getattr(conf, "SERVE_CHOICES", ()) or not hasattr(serving, "file_response"):
+    sys.exit(3)') || HAS_FILE_MODE=$?
+if ((HAS_FILE_MODE != 0 && HAS_FILE_MODE != 3)); then
+    echo "Could not tell whether django_sitemapkit can serve the files (see above)." >&2
+    exit 1
+fi
+if ((HAS_FILE_MODE == 0)); then
+    step "check with SITEMAPKIT_SERVE=files"
+    SITEMAPKIT_SERVE=files manage check --fail-level WARNING
+
+    step "runserver 127.0.0.1:$PORT --noreload (in the background, SITEMAPKIT_SERVE=files)"
+    start_server files
+
+    step "Fetch with SITEMAPKIT_SERVE=files, compare with the files (demo_files_check.py served)"
+    files_check served "$SITEMAPKIT_BASE_URL" "$OUTPUT_DIR" \
+        --server-pid "$SERVER_PID" --summary-file "$SERVED_SUMMARY"
+
+    step "Stop the server"
+    stop_server
+else
+    step "SITEMAPKIT_SERVE=files"
+    echo "SKIPPED: this django_sitemapkit has no file serving (django_sitemapkit.serving" \
+        "with SITEMAPKIT_SERVE = \"files\"); the files were built and checked, not served."
+    echo "file mode SKIPPED: this django_sitemapkit cannot serve the files" >"$SERVED_SUMMARY"
+fi
 finish_step
 
-printf '\nSUCCESS in %s s: seeded %s posts; %s.\n' \
-    "$(elapsed "$STARTED")" "$("$VPY" -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$SEED_ROWS")" \
-    "$(cat "$SUMMARY_FILE")"
+printf '\nSUCCESS in %s s: seeded %s posts;\n' \
+    "$(elapsed "$STARTED")" "$("$VPY" -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$SEED_ROWS")"
+printf '  build_sitemaps --validate: %s; built again: 0 written, %s unchanged; from scratch: the same bytes\n' \
+    "$(cat "$FILES_SUMMARY")" "$FILE_COUNT"
+printf '  HTTP, SITEMAPKIT_SERVE=database: %s\n' "$(cat "$SUMMARY_FILE")"
+printf '  HTTP, SITEMAPKIT_SERVE=files: %s\n' "$(cat "$SERVED_SUMMARY")"

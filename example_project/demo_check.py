@@ -1,12 +1,14 @@
 """Fetch the running example's sitemaps over HTTP, validate them, and show what a crawler sees.
 
-Usage: ``python demo_check.py BASE_URL [--server-pid PID] [--summary-file PATH]``
+Usage: ``python demo_check.py BASE_URL [--server-pid PID] [--summary-file PATH] [--files DIR]``
 
 1. waits until the server at BASE_URL answers;
 2. fetches ``/sitemap.xml`` and validates it against the package's ``siteindex.xsd``;
 3. fetches every page the index lists and validates each against ``sitemap.xsd``;
 4. compares the URL counts with the database (published posts, categories, static pages);
-5. repeats requests with ``If-None-Match`` / ``If-Modified-Since`` and expects 304.
+5. repeats requests with ``If-None-Match`` / ``If-Modified-Since`` and expects 304;
+6. with ``--files DIR``, compares every document served with the file
+   ``build_sitemaps`` wrote to DIR for it: they must be the same bytes.
 
 Everything it checks is printed; the first failure ends it with exit status 1.
 It needs only lxml and the project's own settings (for the database counts).
@@ -20,6 +22,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.message import Message
 from http import HTTPStatus
@@ -57,14 +60,25 @@ class Response:
 
 
 @dataclass
-class Page:
-    """One sitemap page listed by the index, once fetched and validated."""
+class Listing:
+    """One sitemap page: its file name, section and the URLs it lists."""
 
     name: str
     section: str
     urls: int
-    response: Response
     locs: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Page(Listing):
+    """A page listed by the index, once fetched over HTTP and validated."""
+
+    response: Response | None = None
+
+    @property
+    def answer(self) -> Response:
+        assert self.response is not None
+        return self.response
 
 
 def reason(status: int) -> str:
@@ -178,7 +192,7 @@ def check_page(loc: str, base_url: str, schema: etree.XMLSchema, show_entries: b
     root = parse_valid(response, schema, "sitemap.xsd")
     urls = root.findall("sm:url", NS)
     name = loc.rsplit("/", 1)[-1]
-    section = name.removeprefix("sitemap-").rsplit("-", 1)[0]
+    section = section_of(name)
     print_response(response, f"  {len(urls):,} URLs, valid against sitemap.xsd")
     locs = [str(url.findtext("sm:loc", namespaces=NS)).strip() for url in urls]
     outside = [url for url in locs if not url.startswith(base_url + "/")]
@@ -188,7 +202,7 @@ def check_page(loc: str, base_url: str, schema: etree.XMLSchema, show_entries: b
         print(f"   first {FIRST_ENTRIES} <url> entries:")
         for url in urls[:FIRST_ENTRIES]:
             print(f"   {without_namespace(url)}")
-    return Page(name, section, len(urls), response, locs)
+    return Page(name, section, len(urls), locs, response)
 
 
 def database_counts() -> dict[str, int]:
@@ -208,7 +222,12 @@ def database_counts() -> dict[str, int]:
     }
 
 
-def check_counts(pages: list[Page], page_size: int) -> int:
+def section_of(name: str) -> str:
+    """``sitemap-posts-2.xml`` -> ``posts``."""
+    return name.removeprefix("sitemap-").rsplit("-", 1)[0]
+
+
+def check_counts(pages: Sequence[Listing], page_size: int) -> int:
     print("\n== URL counts per page")
     for page in pages:
         print(f"   {page.name:<32} {page.urls:>8,}")
@@ -233,13 +252,13 @@ def check_counts(pages: list[Page], page_size: int) -> int:
 
 def check_conditional(index: Response, page: Page) -> None:
     print("\n== Conditional GET")
-    etag = page.response.header("ETag")
-    last_modified = page.response.header("Last-Modified")
+    etag = page.answer.header("ETag")
+    last_modified = page.answer.header("Last-Modified")
     if not etag or not last_modified:
         raise CheckFailed(f"{page.name} has no ETag or no Last-Modified header")
     cases = [
-        (page.response.url, {"If-None-Match": etag}, 304),
-        (page.response.url, {"If-Modified-Since": last_modified}, 304),
+        (page.answer.url, {"If-None-Match": etag}, 304),
+        (page.answer.url, {"If-Modified-Since": last_modified}, 304),
         (index.url, {"If-None-Match": index.header("ETag") or ""}, 304),
         (index.url, {"If-None-Match": 'W/"not-the-current-etag"'}, 200),
     ]
@@ -254,6 +273,24 @@ def check_conditional(index: Response, page: Page) -> None:
             raise CheckFailed("a 304 answer carried a body")
 
 
+def compare_with_files(responses: list[Response], directory: Path) -> None:
+    """Each document the database views served is byte for byte the built file."""
+    print(f"\n== Served from the database vs. the files build_sitemaps wrote to {directory}")
+    for response in responses:
+        name = response.url.rsplit("/", 1)[-1]
+        path = directory / name
+        if not path.is_file():
+            raise CheckFailed(f"{path} does not exist: run manage.py build_sitemaps first")
+        built = path.read_bytes()
+        verdict = "same bytes" if built == response.body else "DIFFERENT"
+        print(
+            f"   {name:<32} {len(response.body):>12,} bytes served, {len(built):>12,} in the file: "
+            f"{verdict}"
+        )
+        if built != response.body:
+            raise CheckFailed(f"GET /{name} and {path} differ")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base_url", help="where the server runs, such as http://127.0.0.1:8000")
@@ -261,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wait", type=float, default=30, help="seconds to wait for the server")
     parser.add_argument("--page-size", type=int, default=50_000, help="URLs in a full page")
     parser.add_argument("--summary-file", type=Path, help="write a one-line summary here")
+    parser.add_argument(
+        "--files", type=Path, metavar="DIR", help="compare each document with the file in DIR"
+    )
     args = parser.parse_args(argv)
     base_url = args.base_url.rstrip("/")
     started = time.perf_counter()
@@ -274,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
         total = check_counts(pages, args.page_size)
         check_conditional(index, pages[0])
+        if args.files is not None:
+            compare_with_files([index] + [page.answer for page in pages], args.files)
     except CheckFailed as exc:
         print(f"\nFAILED: {exc}", file=sys.stderr)
         return 1
@@ -282,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     summary = (
         f"{len(pages) + 1} sitemap documents valid ({total:,} URLs in {len(pages)} pages), "
-        f"counts match the database, conditional GET answers 304; "
+        f"counts match the database, conditional GET answers 304"
+        f"{'; the same bytes as the built files' if args.files is not None else ''}; "
         f"HTTP checks took {time.perf_counter() - started:.1f} s"
     )
     print(f"\nAll checks passed: {summary}.")

@@ -9,6 +9,14 @@ Environment variables:
     ``1`` (the default) or ``0``.
 ``DJANGO_SECRET_KEY``
     Defaults to a development-only key.
+``SITEMAPKIT_OUTPUT_DIR``
+    Where ``manage.py build_sitemaps`` writes the sitemap files, and where the
+    views read them in the file mode (default ``public/sitemaps`` in this
+    directory; a relative path is taken from this directory too).
+``SITEMAPKIT_SERVE``
+    ``database`` (the default: every response streamed from the database),
+    ``files`` (the files ``build_sitemaps`` wrote, 404 for a missing one) or
+    ``files-or-database``.
 """
 
 from __future__ import annotations
@@ -25,6 +33,12 @@ SECRET_KEY = os.environ.get(
 DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
 
 SITEMAPKIT_BASE_URL = os.environ.get("SITEMAPKIT_BASE_URL", "http://127.0.0.1:8000")
+
+# Pre-rendered sitemaps: `manage.py build_sitemaps` writes here; git-ignored.
+# The package wants an absolute path, so a relative one is joined to BASE_DIR
+# (an absolute one replaces it: that is how Path's "/" works).
+SITEMAPKIT_OUTPUT_DIR = BASE_DIR / (os.environ.get("SITEMAPKIT_OUTPUT_DIR") or "public/sitemaps")
+SITEMAPKIT_SERVE = os.environ.get("SITEMAPKIT_SERVE") or "database"
 
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 _base_host = urlsplit(SITEMAPKIT_BASE_URL).hostname
