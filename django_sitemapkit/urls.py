@@ -1,4 +1,5 @@
-"""``include("django_sitemapkit.urls")`` serves the index and every page."""
+"""``include("django_sitemapkit.urls")`` serves the index and every page, as
+``.xml`` and as ``.xml.gz``."""
 
 from __future__ import annotations
 
@@ -36,9 +37,15 @@ register_converter(PageConverter, "sitemapkit_page")
 app_name = "sitemapkit"
 urlpatterns = [
     path("sitemap.xml", views.index, name="index"),
+    path("sitemap.xml.gz", views.index_gz, name="index_gz"),
     path(
         "sitemap-<sitemapkit_section:section>-<sitemapkit_page:page>.xml",
         views.page,
         name="page",
+    ),
+    path(
+        "sitemap-<sitemapkit_section:section>-<sitemapkit_page:page>.xml.gz",
+        views.page_gz,
+        name="page_gz",
     ),
 ]

@@ -1,11 +1,13 @@
-"""The index and page views: conditional GET first, then a streamed document."""
+"""The sitemap views: conditional GET first, then a streamed document, as XML or
+as the gzip file of that XML."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from itertools import chain
+from typing import NamedTuple
 
 from django.http import (
     Http404,
@@ -18,21 +20,74 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit.conf import MAX_BYTES, MAX_URLS, conf
+from django_sitemapkit.compression import gzip_stream
+from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import SITEMAPINDEX, URLSET, Encoder, Entry
 from django_sitemapkit.index import index_entries, indexed_pages, newest
-from django_sitemapkit.locations import LocationPolicy, Origin
+from django_sitemapkit.locations import GZIP_SUFFIX, LocationPolicy, Origin
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource, LastmodValue
 from django_sitemapkit.values import http_timestamp
 
 logger = logging.getLogger("django_sitemapkit")
 
-CONTENT_TYPE = "application/xml; charset=utf-8"
+XML_CONTENT_TYPE = "application/xml; charset=utf-8"
+# RFC 6713: the media type of a gzip file. Sent without Content-Encoding, the
+# body is the file itself and a client keeps it compressed.
+GZIP_CONTENT_TYPE = "application/gzip"
+
+
+class Representation(NamedTuple):
+    """How one document goes on the wire."""
+
+    label: str  # in the ETag seed, so two representations never share a validator
+    suffix: str  # after the ".xml" of the URL and of the built file's name
+    content_type: str
+    encode: Callable[[Iterator[bytes]], Iterator[bytes]]
+
+
+def as_is(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    return chunks
+
+
+def gzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """``gzip_stream`` that closes the document's stream when it is closed itself,
+    so a client that leaves early releases the rows (and their cursor) at once."""
+    try:
+        yield from gzip_stream(chunks)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+
+
+XML = Representation("xml", "", XML_CONTENT_TYPE, as_is)
+# The .xml.gz URLs: the body is a gzip file (RFC 6713), not XML with a content
+# coding, so no Content-Encoding is sent and nothing decodes it on the way.
+GZIP = Representation("gzip", GZIP_SUFFIX, GZIP_CONTENT_TYPE, gzipped)
 
 
 @require_safe
 def index(request: HttpRequest) -> HttpResponseBase:
+    return database_index(request, XML)
+
+
+@require_safe
+def index_gz(request: HttpRequest) -> HttpResponseBase:
+    return database_index(request, GZIP)
+
+
+@require_safe
+def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+    return database_page(request, XML, section, page)
+
+
+@require_safe
+def page_gz(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+    return database_page(request, GZIP, section, page)
+
+
+def database_index(request: HttpRequest, representation: Representation) -> HttpResponseBase:
     origin = Origin.from_settings()
     pages = list(indexed_pages())
     if not pages:
@@ -45,16 +100,15 @@ def index(request: HttpRequest) -> HttpResponseBase:
             f"{MAX_URLS:,}",
             f"{len(entries):,}",
         )
-    etag = weak_etag("index", *entries)
-    lastmod = newest(pages)
-    not_modified = conditional(request, etag, lastmod)
-    if not_modified is not None:
-        return not_modified
-    return stream_response(request, Encoder(SITEMAPINDEX).stream(entries), etag, lastmod)
+    etag = weak_etag(representation.label, "index", *entries)
+    return document_response(
+        request, representation, etag, newest(pages), lambda: checked_index(entries)
+    )
 
 
-@require_safe
-def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+def database_page(
+    request: HttpRequest, representation: Representation, section: str, page: int
+) -> HttpResponseBase:
     source = registry.get(section)
     if source is None:
         raise Http404(f"No sitemap section named {section!r}.")
@@ -63,10 +117,17 @@ def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
         raise Http404(f"Sitemap section {section!r} has no page {page}.")
     etag = None
     if stats.lastmod is not None:
-        etag = weak_etag(section, page, source.page_size(), *stats.fingerprint)
-    not_modified = conditional(request, etag, stats.lastmod)
-    if not_modified is not None:
-        return not_modified
+        etag = weak_etag(
+            representation.label, section, page, source.page_size(), *stats.fingerprint
+        )
+    head_only = request.method == "HEAD"
+    return document_response(
+        request, representation, etag, stats.lastmod, lambda: page_body(source, page, head_only)
+    )
+
+
+def page_body(source: BaseSource, page: int, head_only: bool) -> Iterator[bytes]:
+    """The page's bytes; its first valid entry is read now, so a page without one is a 404."""
     entries = source.entries(source.page_rows(page), LocationPolicy.from_settings())
     first = next(entries, None)
     if first is None:
@@ -74,18 +135,37 @@ def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
             "Page %s of sitemap source %r has no valid entry (see the warnings above); "
             "it is answered with 404.",
             page,
-            section,
+            source.name,
         )
-        raise Http404(f"Sitemap section {section!r} page {page} has no valid entry.")
-    body = checked_urlset(first, entries, source, page)
-    return stream_response(request, body, etag, stats.lastmod)
+        raise Http404(f"Sitemap section {source.name!r} page {page} has no valid entry.")
+    if head_only:
+        # HEAD has its answer: release the rows (and their cursor) now.
+        entries.close()
+        return iter(())
+    return checked_urlset(first, entries, source, page)
+
+
+def checked_index(entries: list[Entry]) -> Iterator[bytes]:
+    """The index's bytes, logging an error if ``SITEMAPKIT_MAX_BYTES`` cut it short."""
+    encoder = Encoder(SITEMAPINDEX, max_bytes=conf.MAX_BYTES)
+    yield from encoder.stream(entries)
+    # A cut at the 50,000-entry cap was reported before the first byte.
+    if encoder.cut and encoder.count < MAX_URLS:
+        logger.error(
+            "The sitemap index was cut after %s of %s pages: the next one would take it "
+            "past %s bytes (SITEMAPKIT_MAX_BYTES). Raise SITEMAPKIT_MAX_BYTES, or "
+            "SITEMAPKIT_LIMIT so that fewer pages are needed.",
+            f"{encoder.count:,}",
+            f"{len(entries):,}",
+            f"{conf.MAX_BYTES:,}",
+        )
 
 
 def checked_urlset(
     first: Entry, rest: Generator[Entry], source: BaseSource, page: int
 ) -> Iterator[bytes]:
-    """The page's bytes, logging an error if the 50 MiB cap cut it short."""
-    encoder = Encoder(URLSET, max_urls=source.page_size())
+    """The page's bytes, logging an error if ``SITEMAPKIT_MAX_BYTES`` cut it short."""
+    encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=conf.MAX_BYTES)
     try:
         yield from encoder.stream(chain([first], rest))
     finally:
@@ -94,50 +174,48 @@ def checked_urlset(
     if encoder.cut:
         logger.error(
             "Page %s of sitemap source %r was cut after %s URLs: the next one would take it "
-            "past %s bytes (the protocol's 50 MiB). Set limit = %s on the source so every "
+            "past %s bytes (SITEMAPKIT_MAX_BYTES). Set limit = %s on the source so every "
             "page fits.",
             page,
             source.name,
             f"{encoder.count:,}",
-            f"{MAX_BYTES:,}",
+            f"{conf.MAX_BYTES:,}",
             encoder.count,
         )
 
 
-def stream_response(
+def document_response(
     request: HttpRequest,
-    content: Iterator[bytes],
+    representation: Representation,
     etag: str | None,
     lastmod: LastmodValue | None,
+    body: Callable[[], Iterator[bytes]],
 ) -> HttpResponseBase:
-    response: HttpResponseBase
-    if request.method == "HEAD":
-        # Same status and headers as GET, without reading the rest of the rows.
-        close = getattr(content, "close", None)
-        if close is not None:
-            close()
-        response = HttpResponse(content_type=CONTENT_TYPE)
-    else:
-        response = StreamingHttpResponse(content, content_type=CONTENT_TYPE)
+    """A 304 (or 412) decided before any row is read; else HEAD's headers or GET's stream."""
+    head = HttpResponse(content_type=representation.content_type)
+    timestamp = None
     if etag is not None:
-        response["ETag"] = etag
+        head["ETag"] = etag
     if lastmod is not None:
-        response["Last-Modified"] = http_date(http_timestamp(lastmod))
+        timestamp = int(http_timestamp(lastmod))
+        head["Last-Modified"] = http_date(timestamp)
     if conf.X_ROBOTS_TAG:
-        response["X-Robots-Tag"] = conf.X_ROBOTS_TAG
-    return response
-
-
-def conditional(
-    request: HttpRequest, etag: str | None, lastmod: LastmodValue | None
-) -> HttpResponseBase | None:
-    """A 304 (or 412) answer to a conditional request, decided before any row is read."""
-    timestamp = None if lastmod is None else int(http_timestamp(lastmod))
-    return get_conditional_response(request, etag=etag, last_modified=timestamp)
+        head["X-Robots-Tag"] = conf.X_ROBOTS_TAG
+    # Given ``head``, a 304 carries its ETag and Last-Modified (RFC 9110 section 15.4.5).
+    answer = get_conditional_response(request, etag=etag, last_modified=timestamp, response=head)
+    if answer is not head:
+        assert answer is not None
+        return answer
+    content = body()  # may still be a 404: a page without a valid entry
+    if request.method == "HEAD":
+        # Same status and headers as GET, and no body (RFC 9110 section 9.3.2).
+        return head
+    return StreamingHttpResponse(representation.encode(content), headers=head.headers)
 
 
 def weak_etag(*parts: object) -> str:
     """A weak validator (RFC 9110 section 8.8.1): equal when the page's data is
-    equal, as seen by what the database can tell cheaply."""
-    seed = repr((conf.BASE_URL, *parts)).encode()
+    equal, as seen by what the database can tell cheaply, and the settings that
+    shape its bytes are unchanged."""
+    seed = repr((conf.BASE_URL, conf.MAX_BYTES, *parts)).encode()
     return f'W/"{hashlib.blake2b(seed, digest_size=12).hexdigest()}"'

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -504,7 +505,7 @@ def test_page_past_50_mib_is_cut_and_the_fitting_limit_logged(
     assert (record.levelname, record.getMessage()) == (
         "ERROR",
         f"Page 1 of sitemap source 'long' was cut after {len(urls):,} URLs: the next one would "
-        "take it past 52,428,800 bytes (the protocol's 50 MiB). Set limit = "
+        "take it past 52,428,800 bytes (SITEMAPKIT_MAX_BYTES). Set limit = "
         f"{len(urls)} on the source so every page fits.",
     )
 
@@ -521,3 +522,179 @@ def test_index_queries(client: Client, sources: Sources) -> None:
     # A count per section, and one aggregate per page of the source with a
     # lastmod field; none for the source without one.
     assert len(queries) == 2 + 3
+
+
+@override_settings(SITEMAPKIT_MAX_BYTES=1_024)
+def test_max_bytes_setting_cuts_pages(client: Client, caplog: pytest.LogCaptureFixture) -> None:
+    bulk_articles(10)
+    status, body, _ = fetch(client, "/sitemap-articles-1.xml")
+    assert status == 200
+    assert len(body) <= 1_024
+    urls = parse_urlset(body)
+    assert 0 < len(urls) < 10
+    (record,) = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert (record.levelname, record.getMessage()) == (
+        "ERROR",
+        f"Page 1 of sitemap source 'articles' was cut after {len(urls)} URLs: the next one "
+        "would take it past 1,024 bytes (SITEMAPKIT_MAX_BYTES). Set limit = "
+        f"{len(urls)} on the source so every page fits.",
+    )
+
+
+@override_settings(SITEMAPKIT_MAX_BYTES=1_024)
+def test_max_bytes_setting_cuts_the_index(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(SmallPages)
+    bulk_articles(30)
+    status, body, _ = fetch(client, "/sitemap.xml")
+    assert status == 200
+    assert len(body) <= 1_024
+    listed = parse_index(body)
+    assert [loc for loc, _ in listed] == [
+        f"{SITE}/sitemap-articles-{n}.xml" for n in range(1, len(listed) + 1)
+    ]
+    assert 0 < len(listed) < 15
+    (record,) = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert (record.levelname, record.getMessage()) == (
+        "ERROR",
+        f"The sitemap index was cut after {len(listed)} of 15 pages: the next one would take "
+        "it past 1,024 bytes (SITEMAPKIT_MAX_BYTES). Raise SITEMAPKIT_MAX_BYTES, or "
+        "SITEMAPKIT_LIMIT so that fewer pages are needed.",
+    )
+
+
+def test_max_bytes_is_part_of_the_validators(client: Client) -> None:
+    ArticleFactory.create(slug="a", updated_at=at(2))
+    etag = client.get("/sitemap-articles-1.xml")["ETag"]
+    with override_settings(SITEMAPKIT_MAX_BYTES=1_024):
+        # Another cap may cut the page elsewhere: a cached copy is not current.
+        response = client.get("/sitemap-articles-1.xml", headers={"if-none-match": etag})
+        assert response.status_code == 200
+        streamed(response)
+
+
+# -- .xml.gz ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["sitemap.xml", "sitemap-articles-1.xml", "sitemap-pages-1.xml"])
+def test_xml_gz_is_the_gzip_file_of_the_xml(client: Client, name: str) -> None:
+    ArticleFactory.create(slug="a", updated_at=at(2))
+    ArticleFactory.create(slug="b", updated_at=at(3))
+    status, xml, xml_headers = fetch(client, f"/{name}")
+    first = client.get(f"/{name}.gz")
+    compressed = streamed(first)
+    assert first.status_code == 200
+    # The file itself is gzip: no Content-Encoding, so nothing decodes it on
+    # the way. The validators are the XML's, the ETag its own (tested below).
+    expected = {**xml_headers, "Content-Type": "application/gzip"}
+    if "ETag" in xml_headers:
+        expected["ETag"] = first["ETag"]
+    assert dict(first.headers) == expected
+    assert compressed[:2] == b"\x1f\x8b"
+    assert gzip.decompress(compressed) == xml
+    if name == "sitemap.xml":
+        assert [loc for loc, _ in parse_index(gzip.decompress(compressed))] == [
+            f"{SITE}/sitemap-articles-1.xml",
+            f"{SITE}/sitemap-pages-1.xml",
+        ]
+    else:
+        assert parse_urlset(gzip.decompress(compressed))
+    # Deterministic: the same rows give the same bytes (gzip MTIME 0, no name).
+    assert fetch(client, f"/{name}.gz")[1] == compressed
+    assert status == 200
+
+
+def test_xml_gz_has_its_own_validator(client: Client) -> None:
+    ArticleFactory.create(slug="a", updated_at=at(2, 10))
+    for path in ["/sitemap-articles-1.xml", "/sitemap.xml"]:
+        xml_etag = client.get(path)["ETag"]
+        response = client.get(path + ".gz")
+        streamed(response)
+        gz_etag = response["ETag"]
+        assert gz_etag.startswith('W/"')
+        assert gz_etag != xml_etag
+        # One representation's validator does not match the other.
+        other = client.get(path + ".gz", headers={"if-none-match": xml_etag})
+        assert other.status_code == 200
+        streamed(other)
+        with CaptureQueriesContext(connection) as queries:
+            not_modified = client.get(path + ".gz", headers={"if-none-match": gz_etag})
+        assert not_modified.status_code == 304
+        assert dict(not_modified.headers) == {
+            "ETag": gz_etag,
+            "Last-Modified": "Sat, 02 Mar 2024 10:00:00 GMT",
+        }
+        if path == "/sitemap-articles-1.xml":
+            assert len(queries) == 1  # the page's aggregate, no rows
+    since = client.get(
+        "/sitemap-articles-1.xml.gz",
+        headers={"if-modified-since": "Sat, 02 Mar 2024 10:00:00 GMT"},
+    )
+    assert since.status_code == 304
+
+
+def test_xml_gz_head_has_headers_and_no_body(client: Client) -> None:
+    ArticleFactory.create(slug="a", updated_at=at(2))
+    get = client.get("/sitemap-articles-1.xml.gz")
+    streamed(get)
+    head = client.head("/sitemap-articles-1.xml.gz")
+    assert head.status_code == 200
+    assert head.content == b""
+    assert dict(head.headers) == dict(get.headers)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/sitemap-nope-1.xml.gz",
+        "/sitemap-articles-0.xml.gz",
+        "/sitemap-articles-2.xml.gz",
+        "/sitemap-articles-01.xml.gz",
+        "/sitemap-..-1.xml.gz",
+        "/sitemap-articles-1.xml.gz.gz",
+        "/sitemap-articles-1.gz",
+        "/sitemap.gz",
+        "/sitemap.xml.gz/",
+    ],
+)
+def test_xml_gz_404s(client: Client, path: str) -> None:
+    ArticleFactory.create(slug="a")
+    assert fetch(client, path)[0] == 404
+
+
+def test_xml_gz_of_a_page_without_valid_entries_is_404(client: Client) -> None:
+    ArticleFactory.create(slug=None)
+    assert fetch(client, "/sitemap-articles-1.xml.gz")[0] == 404
+    assert client.head("/sitemap-articles-1.xml.gz").status_code == 404
+
+
+def test_xml_gz_index_with_no_rows_anywhere_is_404(client: Client, sources: Sources) -> None:
+    sources(ArticleSource)
+    assert fetch(client, "/sitemap.xml.gz")[0] == 404
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete", "patch"])
+def test_xml_gz_unsafe_methods_are_405(client: Client, method: str) -> None:
+    ArticleFactory.create(slug="a")
+    assert getattr(client, method)("/sitemap-articles-1.xml.gz").status_code == 405
+    assert getattr(client, method)("/sitemap.xml.gz").status_code == 405
+
+
+def test_xml_gz_robots_header(client: Client) -> None:
+    ArticleFactory.create(slug="a")
+    with override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex"):
+        assert fetch(client, "/sitemap-articles-1.xml.gz")[2]["X-Robots-Tag"] == "noindex"
+        assert fetch(client, "/sitemap.xml.gz")[2]["X-Robots-Tag"] == "noindex"
+
+
+def test_not_modified_carries_the_validators(client: Client) -> None:
+    ArticleFactory.create(slug="a", updated_at=at(2, 10))
+    etag = fetch(client, "/sitemap-articles-1.xml")[2]["ETag"]
+    response = client.get("/sitemap-articles-1.xml", headers={"if-none-match": etag})
+    assert response.status_code == 304
+    # RFC 9110 section 15.4.5: a 304 sends the ETag a 200 would have sent.
+    assert dict(response.headers) == {
+        "ETag": etag,
+        "Last-Modified": "Sat, 02 Mar 2024 10:00:00 GMT",
+    }
