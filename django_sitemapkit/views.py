@@ -1,5 +1,5 @@
-"""The sitemap views: conditional GET first, then a streamed document, as XML or
-as the gzip file of that XML."""
+"""The sitemap views: each answers from the built files or from the database, as
+``SITEMAPKIT_SERVE`` says, and as XML or as the gzip file of that XML."""
 
 from __future__ import annotations
 
@@ -20,21 +20,23 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
+from django_sitemapkit import serving
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import SITEMAPINDEX, URLSET, Encoder, Entry
 from django_sitemapkit.index import index_entries, indexed_pages, newest
-from django_sitemapkit.locations import GZIP_SUFFIX, LocationPolicy, Origin
+from django_sitemapkit.locations import (
+    GZIP_SUFFIX,
+    INDEX_FILENAME,
+    LocationPolicy,
+    Origin,
+    page_filename,
+)
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource, LastmodValue
 from django_sitemapkit.values import http_timestamp
 
 logger = logging.getLogger("django_sitemapkit")
-
-XML_CONTENT_TYPE = "application/xml; charset=utf-8"
-# RFC 6713: the media type of a gzip file. Sent without Content-Encoding, the
-# body is the file itself and a client keeps it compressed.
-GZIP_CONTENT_TYPE = "application/gzip"
 
 
 class Representation(NamedTuple):
@@ -61,30 +63,60 @@ def gzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
             close()
 
 
-XML = Representation("xml", "", XML_CONTENT_TYPE, as_is)
+XML = Representation("xml", "", serving.XML_CONTENT_TYPE, as_is)
 # The .xml.gz URLs: the body is a gzip file (RFC 6713), not XML with a content
 # coding, so no Content-Encoding is sent and nothing decodes it on the way.
-GZIP = Representation("gzip", GZIP_SUFFIX, GZIP_CONTENT_TYPE, gzipped)
+GZIP = Representation("gzip", GZIP_SUFFIX, serving.GZIP_CONTENT_TYPE, gzipped)
 
 
 @require_safe
 def index(request: HttpRequest) -> HttpResponseBase:
-    return database_index(request, XML)
+    return index_as(request, XML)
 
 
 @require_safe
 def index_gz(request: HttpRequest) -> HttpResponseBase:
-    return database_index(request, GZIP)
+    return index_as(request, GZIP)
 
 
 @require_safe
 def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
-    return database_page(request, XML, section, page)
+    return page_as(request, section, page, XML)
 
 
 @require_safe
 def page_gz(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
-    return database_page(request, GZIP, section, page)
+    return page_as(request, section, page, GZIP)
+
+
+def index_as(request: HttpRequest, representation: Representation) -> HttpResponseBase:
+    response = built_file(request, INDEX_FILENAME, representation)
+    if response is None:
+        response = database_index(request, representation)
+    return response
+
+
+def page_as(
+    request: HttpRequest, section: str, page: int, representation: Representation
+) -> HttpResponseBase:
+    response = built_file(request, page_filename(section, page), representation)
+    if response is None:
+        response = database_page(request, representation, section, page)
+    return response
+
+
+def built_file(
+    request: HttpRequest, filename: str, representation: Representation
+) -> HttpResponseBase | None:
+    """The built file's response in the file modes; ``None`` to answer from the database."""
+    if conf.SERVE not in serving.FILE_MODES:
+        return None
+    name = filename + representation.suffix
+    response = serving.file_response(request, name)
+    if response is None and conf.SERVE == "files":
+        # Never a silent database scan: in this mode the build is the only source.
+        raise Http404(f"{name} has not been built.")
+    return response
 
 
 def database_index(request: HttpRequest, representation: Representation) -> HttpResponseBase:

@@ -1,0 +1,276 @@
+"""Responses from the files ``build_sitemaps`` wrote, in a directory or through a storage.
+
+Used when ``SITEMAPKIT_SERVE`` is ``"files"`` or ``"files-or-database"``: no
+query is made, and the validators and length describe the file actually sent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass
+from typing import IO
+
+from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
+from django.core.files import File
+from django.core.files.storage import Storage, storages
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.cache import get_conditional_response
+from django.utils.http import http_date
+
+from django_sitemapkit.conf import conf
+from django_sitemapkit.locations import GZIP_SUFFIX
+from django_sitemapkit.values import aware_utc
+
+XML_CONTENT_TYPE = "application/xml; charset=utf-8"
+# RFC 6713: the media type of a gzip file. Sent without Content-Encoding, the
+# body is the file itself and a client keeps it compressed.
+GZIP_CONTENT_TYPE = "application/gzip"
+FILE_MODES = ("files", "files-or-database")
+
+# Every name the views ask for is one of the built files' names, made of these
+# characters; anything else (a separator, "..", a drive letter) is refused
+# before a path is built, so no other file can be reached.
+FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+# O_NOFOLLOW: a symbolic link in the directory could point anywhere, and the
+# command never writes one. O_NONBLOCK: opening a FIFO must not hang a worker.
+OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+# open(2) fails with ELOOP on a symbolic link under O_NOFOLLOW (EMLINK on the BSDs).
+REFUSED_LINK = {errno.ELOOP, errno.EMLINK}
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+@dataclass
+class OpenFile:
+    """A built file, open, with what its directory or storage can tell about it."""
+
+    file: IO[bytes] | File[bytes]  # from a directory, or from a storage
+    size: int | None
+    modified_ns: int | None
+
+    @property
+    def modified(self) -> int | None:
+        """Whole seconds since the epoch, as ``Last-Modified`` has them."""
+        return None if self.modified_ns is None else self.modified_ns // 1_000_000_000
+
+    def etag(self, coding: str | None) -> str | None:
+        """A strong validator (RFC 9110 section 8.8.3) from modification time and size.
+
+        It must differ between the representations of one URL, so the
+        gzip-encoded one is marked; without both values there is none.
+        """
+        if self.modified_ns is None or self.size is None:
+            return None
+        marker = "" if coding is None else f"-{coding}"
+        return f'"{self.modified_ns:x}-{self.size:x}{marker}"'
+
+
+class LocalDirectory:
+    """``SITEMAPKIT_OUTPUT_DIR``: validators from ``fstat()`` of the open file, so they
+    describe the bytes sent even if a new build renames a file into place meanwhile."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def open(self, name: str) -> OpenFile | None:
+        try:
+            descriptor = os.open(os.path.join(self.path, name), OPEN_FLAGS)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            if exc.errno in REFUSED_LINK:
+                return None
+            raise
+        try:
+            status = os.fstat(descriptor)
+            if stat.S_ISREG(status.st_mode):
+                return OpenFile(os.fdopen(descriptor, "rb"), status.st_size, status.st_mtime_ns)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        os.close(descriptor)  # a directory, a FIFO, a device: not a built file
+        return None
+
+    def exists(self, name: str) -> bool:
+        try:
+            status = os.lstat(os.path.join(self.path, name))
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return stat.S_ISREG(status.st_mode)
+
+
+class StorageDirectory:
+    """``SITEMAPKIT_STORAGE``: validators from ``size()`` and ``get_modified_time()``,
+    left out where the storage does not implement them."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    def open(self, name: str) -> OpenFile | None:
+        if not self.storage.exists(name):
+            return None
+        try:
+            file = self.storage.open(name, "rb")
+        except FileNotFoundError:
+            return None  # deleted since exists()
+        try:
+            return OpenFile(file, self.size(name), self.modified_ns(name))
+        except BaseException:
+            file.close()
+            raise
+
+    def exists(self, name: str) -> bool:
+        return self.storage.exists(name)
+
+    def size(self, name: str) -> int | None:
+        try:
+            return self.storage.size(name)
+        except NotImplementedError:
+            return None
+
+    def modified_ns(self, name: str) -> int | None:
+        try:
+            modified = self.storage.get_modified_time(name)
+        except NotImplementedError:
+            return None
+        # A naive value (USE_TZ = False) is in the project's time zone.
+        delta = aware_utc(modified) - EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+
+
+def built_files() -> LocalDirectory | StorageDirectory:
+    if conf.STORAGE is not None:
+        return StorageDirectory(storages[conf.STORAGE])
+    if conf.OUTPUT_DIR is not None:
+        return LocalDirectory(os.fspath(conf.OUTPUT_DIR))
+    raise ImproperlyConfigured(
+        f"SITEMAPKIT_SERVE is {conf.SERVE!r} but neither SITEMAPKIT_OUTPUT_DIR nor "
+        "SITEMAPKIT_STORAGE is set, so there are no files to serve."
+    )
+
+
+def file_response(request: HttpRequest, name: str) -> HttpResponseBase | None:
+    """The built file ``name`` (``sitemap.xml``, ``sitemap-posts-1.xml.gz``, ...),
+    or ``None`` when it has not been built."""
+    if not FILE_NAME.fullmatch(name):
+        raise SuspiciousFileOperation(f"{name!r} is not the name of a built sitemap file.")
+    files = built_files()
+    if name.endswith(GZIP_SUFFIX):
+        opened = files.open(name)
+        return None if opened is None else respond(request, opened, GZIP_CONTENT_TYPE)
+    return negotiated_response(request, files, name)
+
+
+def negotiated_response(
+    request: HttpRequest, files: LocalDirectory | StorageDirectory, name: str
+) -> HttpResponseBase | None:
+    """The ``.xml`` file, or its ``.gz`` sibling sent with ``Content-Encoding: gzip``
+    to a client that accepts it (RFC 9110 section 8.4)."""
+    sibling = name + GZIP_SUFFIX
+    if accepts_gzip(request.headers.get("Accept-Encoding")):
+        opened = files.open(sibling)
+        if opened is not None:
+            return respond(request, opened, XML_CONTENT_TYPE, coding="gzip", vary=True)
+        has_sibling = False
+    else:
+        has_sibling = files.exists(sibling)
+    opened = files.open(name)
+    if opened is None:
+        return None
+    # Vary on both variants (RFC 9110 section 12.5.5), so a cache never hands
+    # the compressed one to a client that did not ask for it, or the reverse.
+    return respond(request, opened, XML_CONTENT_TYPE, vary=has_sibling)
+
+
+def respond(
+    request: HttpRequest,
+    opened: OpenFile,
+    content_type: str,
+    *,
+    coding: str | None = None,
+    vary: bool = False,
+) -> HttpResponseBase:
+    headers = file_headers(opened, coding, vary)
+    head = HttpResponse(content_type=content_type, headers=headers)
+    answer = get_conditional_response(
+        request, etag=headers.get("ETag"), last_modified=opened.modified, response=head
+    )
+    if answer is not head or request.method == "HEAD":
+        # A 304 or 412 is the whole answer (Django copies the validators and
+        # Vary of ``head`` into a 304); HEAD gets every header of GET and no
+        # body (RFC 9110 section 9.3.2).
+        opened.file.close()
+        assert answer is not None
+        return answer
+    response = FileResponse(opened.file, content_type=content_type, headers=headers)
+    # FileResponse names a storage's file in Content-Disposition: a sitemap is
+    # read, not downloaded, and the .xml URL may be backed by the .gz file.
+    response.headers.pop("Content-Disposition", None)
+    return response
+
+
+def file_headers(opened: OpenFile, coding: str | None, vary: bool) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    if opened.size is not None:
+        headers["Content-Length"] = str(opened.size)
+    if coding is not None:
+        headers["Content-Encoding"] = coding
+    if vary:
+        headers["Vary"] = "Accept-Encoding"
+    etag = opened.etag(coding)
+    if etag is not None:
+        headers["ETag"] = etag
+    if opened.modified is not None:
+        headers["Last-Modified"] = http_date(opened.modified)
+    if conf.X_ROBOTS_TAG:
+        headers["X-Robots-Tag"] = conf.X_ROBOTS_TAG
+    return headers
+
+
+# RFC 9110 section 12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
+QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
+
+
+def accepts_gzip(header: str | None) -> bool:
+    """Whether an ``Accept-Encoding`` value (RFC 9110 section 12.5.3) takes gzip at
+    least as gladly as no coding at all."""
+    if header is None:
+        # No header lets any coding be sent, by the letter of the RFC; but the
+        # clients that send none (scripts, old tools) read plain XML best.
+        return False
+    weights = coding_weights(header)
+    gzip = weights.get("gzip", weights.get("*", 0.0))
+    # "identity" is always acceptable unless refused, but only a weight the
+    # client gave it (by name or through "*") says it is preferred to gzip.
+    identity = weights.get("identity", weights.get("*", 0.0))
+    return gzip > 0 and gzip >= identity
+
+
+def coding_weights(header: str) -> dict[str, float]:
+    """Coding name (lower case) -> weight; the first of repeated names wins, and a
+    member with a malformed weight is ignored."""
+    weights: dict[str, float] = {}
+    for member in header.split(","):
+        coding, *parameters = (part.strip() for part in member.split(";"))
+        if not coding:
+            continue
+        weight = 1.0
+        for parameter in parameters:
+            name, _, value = parameter.partition("=")
+            if name.strip().lower() == "q":
+                value = value.strip()
+                weight = float(value) if QVALUE.fullmatch(value) else -1.0
+        if weight < 0:
+            continue
+        coding = coding.lower()
+        # RFC 9110 section 8.4.1.3: "x-gzip" is the same coding as "gzip".
+        weights.setdefault("gzip" if coding == "x-gzip" else coding, weight)
+    return weights
