@@ -17,4 +17,5 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_settings)
         checks.register(sitemap_checks.check_sources)
         checks.register(sitemap_checks.check_urls, checks.Tags.urls)
+        checks.register(sitemap_checks.check_middleware, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)

@@ -14,12 +14,14 @@ from django.contrib.sites.models import Site
 from django.core.checks import Error, Warning
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
+from django.middleware.gzip import GZipMiddleware
 from django.test import override_settings
 from testapp.models import Article, Category
 from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import Field, SitemapSource, StaticSource
 from django_sitemapkit.checks import (
+    check_middleware,
     check_settings,
     check_sites_framework,
     check_sources,
@@ -180,6 +182,169 @@ def test_e016_strict_not_a_bool() -> None:
             id="sitemapkit.E016",
         )
     ]
+
+
+# -- settings of pre-rendered files -----------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [1_024, 52_428_800])
+def test_e018_max_bytes_in_range(value: int) -> None:
+    with override_settings(SITEMAPKIT_MAX_BYTES=value):
+        assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", [1_023, 52_428_801, 0, -1, "1024", 1024.0, True, None])
+def test_e018_max_bytes(value: object) -> None:
+    with override_settings(SITEMAPKIT_MAX_BYTES=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_MAX_BYTES is {value!r}, not a whole number from 1,024 to 52,428,800.",
+                hint="Set SITEMAPKIT_MAX_BYTES to a number of bytes from 1024 to 52428800 "
+                "(the protocol's 50 MiB), or remove it.",
+                id="sitemapkit.E018",
+            )
+        ]
+
+
+@pytest.mark.parametrize("value", [None, "/srv/sitemaps", Path("/srv/sitemaps")])
+def test_e019_output_dir_absolute(value: object) -> None:
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=value):
+        assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", [42, b"/srv/sitemaps", ["/srv/sitemaps"]])
+def test_e019_output_dir_not_a_path(value: object) -> None:
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_OUTPUT_DIR is {value!r}, not a path.",
+                hint="Set SITEMAPKIT_OUTPUT_DIR to the absolute path of a directory, as a str "
+                "or a pathlib.Path, or to None.",
+                id="sitemapkit.E019",
+            )
+        ]
+
+
+@pytest.mark.parametrize("value", ["sitemaps", "./public/sitemaps", Path("sitemaps"), ""])
+def test_e019_output_dir_relative(value: object) -> None:
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_OUTPUT_DIR is {value!r}, a relative path, which would change with "
+                "the working directory.",
+                hint="Set SITEMAPKIT_OUTPUT_DIR to an absolute path, such as "
+                "BASE_DIR / 'sitemaps'.",
+                id="sitemapkit.E019",
+            )
+        ]
+
+
+@pytest.mark.parametrize("value", [None, "default", "staticfiles"])
+def test_e020_storage_alias(value: str | None) -> None:
+    with override_settings(SITEMAPKIT_STORAGE=value):
+        assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", ["sitemaps", "", 42, ["default"]])
+def test_e020_storage_not_an_alias(value: object) -> None:
+    with override_settings(SITEMAPKIT_STORAGE=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_STORAGE is {value!r}, not an alias of STORAGES "
+                "['default', 'staticfiles'].",
+                hint="Set SITEMAPKIT_STORAGE to one of the STORAGES aliases (add one for the "
+                "sitemap files if needed), or to None.",
+                id="sitemapkit.E020",
+            )
+        ]
+
+
+@override_settings(SITEMAPKIT_OUTPUT_DIR="/srv/sitemaps", SITEMAPKIT_STORAGE="default")
+def test_e021_output_dir_and_storage() -> None:
+    assert check_settings() == [
+        Error(
+            "SITEMAPKIT_OUTPUT_DIR ('/srv/sitemaps') and SITEMAPKIT_STORAGE ('default') are "
+            "both set.",
+            hint="Set one of them to None: SITEMAPKIT_OUTPUT_DIR to use a local directory, "
+            "SITEMAPKIT_STORAGE to use a storage.",
+            id="sitemapkit.E021",
+        )
+    ]
+
+
+@override_settings(SITEMAPKIT_GZIP="yes", SITEMAPKIT_GZIP_LINKS=1)
+def test_e022_gzip_settings_not_booleans() -> None:
+    assert check_settings() == [
+        Error(
+            "SITEMAPKIT_GZIP is 'yes', not True or False.",
+            hint="Set SITEMAPKIT_GZIP = True to write a .xml.gz file next to every file, or "
+            "False to write none.",
+            id="sitemapkit.E022",
+        ),
+        Error(
+            "SITEMAPKIT_GZIP_LINKS is 1, not True or False.",
+            hint="Set SITEMAPKIT_GZIP_LINKS = True to name the .xml.gz files in the index, or "
+            "False to name the .xml files.",
+            id="sitemapkit.E022",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("gzip", "links"), [(True, True), (True, False), (False, False)])
+def test_e023_gzip_links_with_gzip(gzip: bool, links: bool) -> None:
+    with override_settings(SITEMAPKIT_GZIP=gzip, SITEMAPKIT_GZIP_LINKS=links):
+        assert check_settings() == []
+
+
+@override_settings(SITEMAPKIT_GZIP=False, SITEMAPKIT_GZIP_LINKS=True)
+def test_e023_gzip_links_without_gzip() -> None:
+    assert check_settings() == [
+        Error(
+            "SITEMAPKIT_GZIP_LINKS is True while SITEMAPKIT_GZIP is False, so the index would "
+            "name .xml.gz files that build_sitemaps does not write.",
+            hint="Set SITEMAPKIT_GZIP = True, or SITEMAPKIT_GZIP_LINKS = False.",
+            id="sitemapkit.E023",
+        )
+    ]
+
+
+@pytest.mark.parametrize("value", ["file", "Files", "", None, ["files"]])
+def test_e024_serve(value: object) -> None:
+    with override_settings(SITEMAPKIT_SERVE=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_SERVE is {value!r}, not one of 'database', 'files', "
+                "'files-or-database'.",
+                hint="Set SITEMAPKIT_SERVE to 'database' (the default), 'files' or "
+                "'files-or-database'.",
+                id="sitemapkit.E024",
+            )
+        ]
+
+
+@pytest.mark.parametrize(
+    "place",
+    [{"SITEMAPKIT_OUTPUT_DIR": "/srv/sitemaps"}, {"SITEMAPKIT_STORAGE": "default"}],
+)
+@pytest.mark.parametrize("value", ["database", "files", "files-or-database"])
+def test_e025_serving_files_with_a_place_to_read(value: str, place: dict[str, str]) -> None:
+    with override_settings(SITEMAPKIT_SERVE=value, **place):
+        assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", ["files", "files-or-database"])
+def test_e025_serving_files_from_nowhere(value: str) -> None:
+    with override_settings(SITEMAPKIT_SERVE=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_SERVE is {value!r} but neither SITEMAPKIT_OUTPUT_DIR nor "
+                "SITEMAPKIT_STORAGE is set, so there are no files to serve.",
+                hint="Set SITEMAPKIT_OUTPUT_DIR to the absolute path build_sitemaps writes to, "
+                "or SITEMAPKIT_STORAGE to a STORAGES alias; or set SITEMAPKIT_SERVE = "
+                "'database'.",
+                id="sitemapkit.E025",
+            )
+        ]
 
 
 # -- sources ------------------------------------------------------------------------
@@ -473,6 +638,72 @@ def test_w003_quiet_when_the_whole_site_is_under_the_prefix() -> None:
         assert check_urls() == []
 
 
+# -- middleware ----------------------------------------------------------------------
+
+
+class CompressingMiddleware(GZipMiddleware):
+    pass
+
+
+def not_a_class(get_response: object) -> object:
+    return get_response
+
+
+GZIP_HINT = (
+    "Remove it from MIDDLEWARE and compress in the web server or CDN instead, by content "
+    "type (application/xml, not application/gzip)."
+)
+
+
+def w004(entry: str) -> Warning:
+    return Warning(
+        f"MIDDLEWARE lists {entry!r}, which compresses responses without regard to their type: "
+        "the sitemap's .xml.gz files (application/gzip) would be gzipped a second time.",
+        hint=GZIP_HINT,
+        id="sitemapkit.W004",
+    )
+
+
+@override_settings(
+    MIDDLEWARE=[
+        "django.middleware.common.CommonMiddleware",
+        "no.such.Middleware",
+        "testapp.NoSuchMiddleware",
+        f"{__name__}.not_a_class",
+        "django.middleware.gzip.GZipMiddleware",
+        f"{__name__}.CompressingMiddleware",
+    ]
+)
+def test_w004_gzip_middleware_and_its_subclasses() -> None:
+    assert check_middleware() == [
+        w004("django.middleware.gzip.GZipMiddleware"),
+        w004(f"{__name__}.CompressingMiddleware"),
+    ]
+
+
+def test_w004_survives_a_middleware_whose_module_fails_to_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "broken_middleware.py").write_text("raise RuntimeError('needs a setting')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    middleware = ["broken_middleware.Middleware", "django.middleware.gzip.GZipMiddleware"]
+    with override_settings(MIDDLEWARE=middleware):
+        assert check_middleware() == [w004("django.middleware.gzip.GZipMiddleware")]
+
+
+@override_settings(MIDDLEWARE=["django.middleware.common.CommonMiddleware"])
+def test_w004_quiet_without_it() -> None:
+    assert check_middleware() == []
+
+
+@override_settings(
+    MIDDLEWARE=["django.middleware.gzip.GZipMiddleware"],
+    ROOT_URLCONF="testapp.urls_without_sitemaps",
+)
+def test_w004_quiet_when_the_sitemap_is_not_mounted() -> None:
+    assert check_middleware() == []
+
+
 # -- registration -------------------------------------------------------------------
 
 
@@ -480,6 +711,48 @@ def test_w003_quiet_when_the_whole_site_is_under_the_prefix() -> None:
 def test_checks_are_registered() -> None:
     with pytest.raises(SystemCheckError, match=r"sitemapkit\.E002"):
         call_command("check")
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "check_id"),
+    [
+        ("SITEMAPKIT_MAX_BYTES", 100, "E018"),
+        ("SITEMAPKIT_OUTPUT_DIR", "sitemaps", "E019"),
+        ("SITEMAPKIT_STORAGE", "sitemaps", "E020"),
+        ("SITEMAPKIT_GZIP", "no", "E022"),
+        ("SITEMAPKIT_SERVE", "file", "E024"),
+        ("SITEMAPKIT_SERVE", "files", "E025"),
+    ],
+)
+def test_file_settings_checks_are_registered(setting: str, value: object, check_id: str) -> None:
+    with (
+        override_settings(**{setting: value}),
+        pytest.raises(SystemCheckError, match=rf"\(sitemapkit\.{check_id}\) {setting} is "),
+    ):
+        call_command("check")
+
+
+@override_settings(
+    SITEMAPKIT_OUTPUT_DIR="/srv/sitemaps",
+    SITEMAPKIT_STORAGE="default",
+    SITEMAPKIT_GZIP=False,
+    SITEMAPKIT_GZIP_LINKS=True,
+)
+def test_combination_checks_are_registered() -> None:
+    with pytest.raises(SystemCheckError) as info:
+        call_command("check")
+    assert "(sitemapkit.E021) SITEMAPKIT_OUTPUT_DIR ('/srv/sitemaps')" in str(info.value)
+    assert "(sitemapkit.E023) SITEMAPKIT_GZIP_LINKS is True" in str(info.value)
+
+
+@override_settings(MIDDLEWARE=["django.middleware.gzip.GZipMiddleware"])
+def test_middleware_check_is_registered() -> None:
+    out = StringIO()
+    call_command("check", stdout=out, stderr=out)
+    assert (
+        "?: (sitemapkit.W004) MIDDLEWARE lists 'django.middleware.gzip.GZipMiddleware', "
+        "which compresses responses" in out.getvalue()
+    )
 
 
 def test_manage_py_check_fails_on_a_bad_setting() -> None:
