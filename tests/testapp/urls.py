@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
+from django_sitemapkit.robots import robots_txt
+
 
 def page(request: HttpRequest, **kwargs: object) -> HttpResponse:
     return HttpResponse("page")
@@ -15,5 +17,6 @@ urlpatterns = [
     path("by-id/<int:pk>/", page, name="article-by-pk"),
     path("c/<str:category>/<str:slug>/", page, name="article-in-category"),
     path("c/<slug:category>/", page, name="category-detail"),
+    path("robots.txt", robots_txt),
     path("", include("django_sitemapkit.urls")),
 ]
