@@ -147,10 +147,11 @@ class StorageDirectory:
 
 
 def built_files() -> LocalDirectory | StorageDirectory:
-    if conf.STORAGE is not None:
-        return StorageDirectory(storages[conf.STORAGE])
+    # The order build_sitemaps writes in, should both be set (sitemapkit.E021).
     if conf.OUTPUT_DIR is not None:
         return LocalDirectory(os.fspath(conf.OUTPUT_DIR))
+    if conf.STORAGE is not None:
+        return StorageDirectory(storages[conf.STORAGE])
     raise ImproperlyConfigured(
         f"SITEMAPKIT_SERVE is {conf.SERVE!r} but neither SITEMAPKIT_OUTPUT_DIR nor "
         "SITEMAPKIT_STORAGE is set, so there are no files to serve."

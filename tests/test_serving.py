@@ -520,6 +520,14 @@ def test_file_system_storage(client: Client, built: Path) -> None:
         assert client.get("/sitemap-pages-1.xml").status_code == 404
 
 
+def test_output_dir_comes_first_like_for_build_sitemaps(client: Client, files: Path) -> None:
+    with with_storage("django.core.files.storage.InMemoryStorage"):
+        storages["sitemaps"].save("sitemap.xml", ContentFile(b"<?xml elsewhere?>"))
+        # Both set is an error (sitemapkit.E021); the files served are still
+        # the ones the command wrote.
+        assert get(client, "/sitemap.xml")[1] == (files / "sitemap.xml").read_bytes()
+
+
 def test_storage_that_cannot_tell_the_time_sends_no_validators(client: Client) -> None:
     with with_storage(f"{__name__}.NoTimesStorage"):
         storages["sitemaps"].save("sitemap.xml", ContentFile(b"<?xml plain?>"))
