@@ -170,11 +170,29 @@ def page_body(source: BaseSource, page: int, head_only: bool) -> Iterator[bytes]
             source.name,
         )
         raise Http404(f"Sitemap section {source.name!r} page {page} has no valid entry.")
+    if not fits_alone(first):
+        entries.close()
+        logger.error(
+            "The first entry of page %s of sitemap source %r does not fit in %s bytes "
+            "(SITEMAPKIT_MAX_BYTES) on its own; the page is answered with 404. Raise "
+            "SITEMAPKIT_MAX_BYTES.",
+            page,
+            source.name,
+            f"{conf.MAX_BYTES:,}",
+        )
+        raise Http404(f"Sitemap section {source.name!r} page {page} does not fit.")
     if head_only:
         # HEAD has its answer: release the rows (and their cursor) now.
         entries.close()
         return iter(())
     return checked_urlset(first, entries, source, page)
+
+
+def fits_alone(entry: Entry) -> bool:
+    """Whether a ``<urlset>`` of this one entry fits in ``SITEMAPKIT_MAX_BYTES``: if
+    not, the encoder would cut before it and write an empty, schema-invalid page."""
+    size = len(URLSET.opening) + len(URLSET.element(entry).encode()) + len(URLSET.closing)
+    return size <= conf.MAX_BYTES
 
 
 def checked_index(entries: list[Entry]) -> Iterator[bytes]:

@@ -564,6 +564,42 @@ def test_max_bytes_setting_cuts_the_index(
     )
 
 
+@override_settings(SITEMAPKIT_MAX_BYTES=1_024)
+def test_page_whose_first_entry_does_not_fit_is_404_not_empty(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    ArticleFactory.create(slug="s" * 1_000)
+    ArticleFactory.create(slug="short")
+    assert fetch(client, "/sitemap-articles-1.xml")[0] == 404
+    assert client.head("/sitemap-articles-1.xml.gz").status_code == 404
+    records = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert [(r.levelname, r.getMessage()) for r in records] == [
+        (
+            "ERROR",
+            "The first entry of page 1 of sitemap source 'articles' does not fit in 1,024 "
+            "bytes (SITEMAPKIT_MAX_BYTES) on its own; the page is answered with 404. Raise "
+            "SITEMAPKIT_MAX_BYTES.",
+        )
+    ] * 2
+
+
+@override_settings(SITEMAPKIT_MAX_BYTES=1_024)
+def test_an_entry_that_just_fits_is_served(client: Client) -> None:
+    # 1,024 bytes exactly: the declaration, <urlset ...>, one <url> and </urlset>.
+    overhead = len(
+        b'<?xml version="1.0" encoding="UTF-8"?>\n'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        b"<url><loc>https://www.example.com/articles/</loc><lastmod>2024-03-02T00:00:00+00:00"
+        b"</lastmod><changefreq>weekly</changefreq><priority>0.6</priority></url>\n"
+        b"</urlset>\n"
+    )
+    ArticleFactory.create(slug="s" * (1_024 - overhead - 1), updated_at=at(2))
+    status, body, _ = fetch(client, "/sitemap-articles-1.xml")
+    assert status == 200
+    assert len(body) == 1_024
+    assert len(parse_urlset(body)) == 1
+
+
 def test_max_bytes_is_part_of_the_validators(client: Client) -> None:
     ArticleFactory.create(slug="a", updated_at=at(2))
     etag = client.get("/sitemap-articles-1.xml")["ETag"]
