@@ -14,6 +14,7 @@ leaves the previous set exactly as it was.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import time
 import xml.etree.ElementTree as ElementTree
@@ -28,7 +29,15 @@ from django.db import connections
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.destinations import BuildError, Destination, Staging, is_sitemap_file
-from django_sitemapkit.encoder import NAMESPACE, SITEMAPINDEX, URLSET, Encoder, Entry
+from django_sitemapkit.encoder import (
+    NAMESPACE,
+    SITEMAPINDEX,
+    URLSET,
+    Encoder,
+    Entry,
+    url_element,
+)
+from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import (
     GZIP_SUFFIX,
     INDEX_FILENAME,
@@ -39,6 +48,8 @@ from django_sitemapkit.locations import (
 )
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
+
+logger = logging.getLogger("django_sitemapkit")
 
 #: Called with (section, rows read so far) while a section is read.
 Progress = Callable[[str, int], None]
@@ -201,7 +212,7 @@ def write_pages(
     while True:
         read_before = rows.count
         # One view page: the next page_size rows, whatever their validity.
-        entries = source.entries(islice(rows, page_size), policy)
+        entries = fitting(source, source.entries(islice(rows, page_size), policy))
         first = next(entries, None)
         if first is None:
             if rows.count == read_before:
@@ -211,6 +222,31 @@ def write_pages(
         pending: Entry | None = first
         while pending is not None:
             pending = write_page(source, chain([pending], entries), staging, options, build)
+
+
+def fitting(source: BaseSource, entries: Iterator[Entry]) -> Iterator[Entry]:
+    """Leave out (log, or raise in strict mode) an entry no document could hold.
+
+    Only a ``SITEMAPKIT_MAX_BYTES`` far below the default makes this possible;
+    the exact size is computed only for entries that might not fit.
+    """
+    room = conf.MAX_BYTES - len(URLSET.opening) - len(URLSET.closing)
+    for entry in entries:
+        # Escaping grows a character to at most 6 (&quot;); tags and the
+        # other values take well under 200 bytes.
+        if len(entry.loc) * 6 + 200 > room:
+            size = len(url_element(entry).encode())
+            if size > room:
+                message = (
+                    f"Skipped {entry.loc!r} of source {source.name!r}: its <url> takes "
+                    f"{size:,} bytes, more than a document of SITEMAPKIT_MAX_BYTES "
+                    f"({conf.MAX_BYTES:,}) has room for"
+                )
+                if conf.STRICT:
+                    raise InvalidEntry(message)
+                logger.warning("%s.", message)
+                continue
+        yield entry
 
 
 def write_page(
@@ -226,8 +262,8 @@ def write_page(
     encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=conf.MAX_BYTES)
     size, gzip_size = write_document(staging, name, encoder.stream(entries), options.gzip)
     if encoder.count == 0:
-        # SITEMAPKIT_MAX_BYTES is at least 16 KiB (sitemapkit.E018), more than
-        # any valid entry takes; this guards the loop all the same.
+        # fitting() left out every entry too big for a document of its own;
+        # this guards the loop all the same.
         raise BuildError(
             f"An entry of section {source.name!r} does not fit in SITEMAPKIT_MAX_BYTES "
             f"({conf.MAX_BYTES:,} bytes) on its own; raise the setting."

@@ -200,10 +200,15 @@ class StorageDestination(Destination):
     def publish(self, name: str) -> bool:
         staged = self.staging.path(name)
         content = staged.read_bytes()
-        if self.storage.exists(name) and self.read(name) == content:
+        exists = self.storage.exists(name)
+        if exists and self.read(name) == content:
             staged.unlink()
             return False
-        if self.storage.exists(name):
+        if exists and self.storage.get_available_name(name) != name:
+            # This storage would save beside the old file under another name,
+            # so the old one must go first: a moment with no file. Storages
+            # that overwrite (S3 with file_overwrite, FileSystemStorage with
+            # allow_overwrite) replace it in one write instead.
             self.storage.delete(name)
         with open(staged, "rb") as source:
             saved = self.storage.save(name, File(source, name=name))

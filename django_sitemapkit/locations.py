@@ -26,7 +26,11 @@ URL_NAMESPACE = "sitemapkit"
 # The names of the files, which are also the last segment of their URLs.
 INDEX_FILENAME = "sitemap.xml"
 GZIP_SUFFIX = ".gz"
-PAGE_FILENAME = re.compile(r"\Asitemap-(?P<section>.+)-(?P<page>[1-9][0-9]*)\.xml\Z")
+# The section names the system checks allow (sitemapkit.E007).
+SECTION_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+PAGE_FILENAME = re.compile(
+    rf"\Asitemap-(?P<section>{SECTION_PATTERN})-(?P<page>[1-9][0-9]*)\.xml\Z"
+)
 
 
 def page_filename(section: str, page: int) -> str:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from django.urls import path, register_converter
 
 from django_sitemapkit import views
+from django_sitemapkit.locations import SECTION_PATTERN
 
 
 class SectionConverter:
     # The section names the system checks allow (sitemapkit.E007).
-    regex = "[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+    regex = SECTION_PATTERN
 
     def to_python(self, value: str) -> str:
         return value

@@ -436,10 +436,14 @@ def test_validate_passes_on_a_normal_build(sources: Sources, tmp_path: Path) -> 
     assert len(snapshot(tmp_path)) == 6
 
 
-STORAGE_BACKENDS = [
-    "django.core.files.storage.InMemoryStorage",
-    "django.core.files.storage.FileSystemStorage",
-]
+STORAGE_BACKENDS = {
+    "in-memory": ("django.core.files.storage.InMemoryStorage", {}),
+    "file-system": ("django.core.files.storage.FileSystemStorage", {}),
+    "file-system-overwriting": (
+        "django.core.files.storage.FileSystemStorage",
+        {"allow_overwrite": True},
+    ),
+}
 
 
 @pytest.mark.parametrize("backend", STORAGE_BACKENDS)
@@ -450,11 +454,16 @@ def test_a_storage_gets_the_same_files_as_a_directory(
     bulk_articles(5)
     build(tmp_path / "dir")
     expected = snapshot(tmp_path / "dir")
-    options = {"location": str(tmp_path / "storage")} if "FileSystem" in backend else {}
-    stores = {"sitemaps": {"BACKEND": backend, "OPTIONS": options}}
+    storage_class, options = STORAGE_BACKENDS[backend]
+    if "FileSystem" in storage_class:
+        options = {**options, "location": str(tmp_path / "storage")}
+    stores = {"sitemaps": {"BACKEND": storage_class, "OPTIONS": options}}
     with override_settings(STORAGES=stores, SITEMAPKIT_STORAGE="sitemaps"):
         call_command("build_sitemaps", verbosity=0)
+        bulk_articles(1)
         call_command("build_sitemaps", verbosity=0)  # replaces files in place
+        Article.objects.order_by("-pk")[0].delete()
+        call_command("build_sitemaps", verbosity=0)
         storage = storages["sitemaps"]
         _, names = storage.listdir("")
         stored = {}
@@ -486,3 +495,24 @@ def test_jobs_build_sections_in_processes_with_the_same_result(
     build(tmp_path / "two", jobs=2)
     assert snapshot(tmp_path / "two") == snapshot(tmp_path / "one")
     assert len(snapshot(tmp_path / "one")) == 12
+
+
+def test_an_entry_too_big_for_any_document_is_skipped_and_logged(
+    client: Client, sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(ArticleSource)
+    ArticleFactory.create(slug="a")
+    ArticleFactory.create(slug="x" * 1_000)
+    ArticleFactory.create(slug="b")
+    _, lines, _ = url_lines(view_body(client, "sitemap-articles-1.xml"))
+    big = len(lines[1])
+    with override_settings(SITEMAPKIT_MAX_BYTES=1_024):
+        build(tmp_path)
+    assert [u.loc for u in urls_of(tmp_path, "sitemap-articles-1.xml")] == [
+        f"{SITE}/articles/a/",
+        f"{SITE}/articles/b/",
+    ]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Skipped '{SITE}/articles/{'x' * 1_000}/' of source 'articles': its <url> takes "
+        f"{big:,} bytes, more than a document of SITEMAPKIT_MAX_BYTES (1,024) has room for."
+    ]
