@@ -516,3 +516,22 @@ def test_an_entry_too_big_for_any_document_is_skipped_and_logged(
         f"Skipped '{SITE}/articles/{'x' * 1_000}/' of source 'articles': its <url> takes "
         f"{big:,} bytes, more than a document of SITEMAPKIT_MAX_BYTES (1,024) has room for."
     ]
+
+
+def test_files_mode_serves_the_built_files_byte_for_byte(
+    client: Client, sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource, PagesSource)
+    bulk_articles(250)
+    with override_settings(SITEMAPKIT_MAX_BYTES=16_384):
+        build(tmp_path)
+    files = snapshot(tmp_path)
+    documents = sorted(name for name in files if name.endswith(".xml"))
+    assert len(documents) == 5  # three files of articles after two byte cuts
+    with override_settings(SITEMAPKIT_SERVE="files", SITEMAPKIT_OUTPUT_DIR=str(tmp_path)):
+        for name in documents:
+            assert view_body(client, name) == files[name]
+            status, body, headers = fetch(client, f"/{name}", **{"Accept-Encoding": "gzip"})
+            assert (status, headers["Content-Encoding"]) == (200, "gzip")
+            assert body == files[name + ".gz"]
+            assert view_body(client, name + ".gz") == files[name + ".gz"]
