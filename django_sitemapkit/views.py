@@ -52,15 +52,35 @@ def as_is(chunks: Iterator[bytes]) -> Iterator[bytes]:
     return chunks
 
 
+class ClosingStream:
+    """Chunks whose ``close()`` also closes ``resource``, even if iteration never began.
+
+    Closing a generator that was never started runs none of its ``finally``
+    blocks, so a response dropped before its first chunk would otherwise keep
+    the page's rows (and a PostgreSQL server-side cursor) until garbage collection.
+    """
+
+    def __init__(self, chunks: Iterator[bytes], resource: object) -> None:
+        self.chunks = chunks
+        self.resource = resource
+
+    def __iter__(self) -> ClosingStream:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self.chunks)
+
+    def close(self) -> None:
+        for closable in (self.chunks, self.resource):
+            close = getattr(closable, "close", None)
+            if close is not None:
+                close()
+
+
 def gzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
     """``gzip_stream`` that closes the document's stream when it is closed itself,
     so a client that leaves early releases the rows (and their cursor) at once."""
-    try:
-        yield from gzip_stream(chunks)
-    finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()
+    return ClosingStream(gzip_stream(chunks), chunks)
 
 
 XML = Representation("xml", "", serving.XML_CONTENT_TYPE, as_is)
@@ -185,7 +205,7 @@ def page_body(source: BaseSource, page: int, head_only: bool) -> Iterator[bytes]
         # HEAD has its answer: release the rows (and their cursor) now.
         entries.close()
         return iter(())
-    return checked_urlset(first, entries, source, page)
+    return ClosingStream(checked_urlset(first, entries, source, page), entries)
 
 
 def fits_alone(entry: Entry) -> bool:

@@ -436,7 +436,7 @@ def test_validate_passes_on_a_normal_build(sources: Sources, tmp_path: Path) -> 
     assert len(snapshot(tmp_path)) == 6
 
 
-STORAGE_BACKENDS = {
+STORAGE_BACKENDS: dict[str, tuple[str, dict[str, object]]] = {
     "in-memory": ("django.core.files.storage.InMemoryStorage", {}),
     "file-system": ("django.core.files.storage.FileSystemStorage", {}),
     "file-system-overwriting": (

@@ -3,8 +3,8 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
 
 import pytest
 from django.db import connection
@@ -734,3 +734,27 @@ def test_not_modified_carries_the_validators(client: Client) -> None:
         "ETag": etag,
         "Last-Modified": "Sat, 02 Mar 2024 10:00:00 GMT",
     }
+
+
+class RecordsRelease(ArticleSource):
+    released: ClassVar[list[str]] = []
+
+    def page_rows(self, page: int) -> Iterator[Any]:
+        try:
+            yield from super().page_rows(page)
+        finally:
+            self.released.append(f"page {page}")
+
+
+@pytest.mark.parametrize("path", ["/sitemap-articles-1.xml", "/sitemap-articles-1.xml.gz"])
+def test_a_response_closed_before_its_first_chunk_releases_the_rows(
+    client: Client, sources: Sources, path: str
+) -> None:
+    sources(RecordsRelease)
+    RecordsRelease.released.clear()
+    ArticleFactory.create(slug="a")
+    ArticleFactory.create(slug="b")
+    response = client.get(path)
+    assert RecordsRelease.released == []  # the first row is read, the cursor open
+    response.close()  # what a WSGI server does when the client has gone
+    assert RecordsRelease.released == ["page 1"]
