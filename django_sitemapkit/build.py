@@ -344,7 +344,12 @@ def index_entries(
     }
     others: dict[str | None, list[Entry]] = {}
     for entry in kept:
-        others.setdefault(section_of(entry.loc), []).append(entry)
+        section = section_of(entry.loc)
+        if section is not None:
+            # Rebuilt on today's base URL and link style, like the new entries.
+            name = entry.loc.rsplit("/", 1)[-1].removesuffix(GZIP_SUFFIX)
+            entry = Entry(base + name + suffix, entry.lastmod)
+        others.setdefault(section, []).append(entry)
     entries: list[Entry] = []
     for source in registry.sections():
         kept_for_section = others.pop(source.name, [])

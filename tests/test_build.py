@@ -535,3 +535,17 @@ def test_files_mode_serves_the_built_files_byte_for_byte(
             assert (status, headers["Content-Encoding"]) == (200, "gzip")
             assert body == files[name + ".gz"]
             assert view_body(client, name + ".gz") == files[name + ".gz"]
+
+
+def test_one_section_rewrites_the_kept_entries_on_the_current_base_url(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource, PagesSource)
+    bulk_articles(2)
+    with override_settings(SITEMAPKIT_BASE_URL="http://127.0.0.1:8000"):
+        build(tmp_path)
+    build(tmp_path, section=["pages"], gzip_links=True)
+    assert [loc for loc, _ in parse_index((tmp_path / "sitemap.xml").read_bytes())] == [
+        f"{SITE}/sitemap-articles-1.xml.gz",
+        f"{SITE}/sitemap-pages-1.xml.gz",
+    ]
