@@ -107,7 +107,8 @@ def test_closing_table(sources: Sources, tmp_path: Path) -> None:
     ]
     assert lines[6:] == [
         "Index: sitemap.xml, 3 entries.",
-        f"Published to {tmp_path}: 8 written, 0 unchanged, 0 removed.",
+        f"Published to {tmp_path} (pages, .gz siblings and the index): 8 written, "
+        "0 unchanged, 0 removed.",
     ]
 
 

@@ -154,7 +154,8 @@ class Command(BaseCommand):
             return
         self.stdout.write(summary_table(result))
         self.stdout.write(
-            f"Published to {destination.label}: {len(result.replaced):,} written, "
+            f"Published to {destination.label} (pages, .gz siblings and the index): "
+            f"{len(result.replaced):,} written, "
             f"{len(result.unchanged):,} unchanged, {len(result.removed):,} removed."
         )
         for section in result.sections:
