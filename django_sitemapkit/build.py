@@ -28,7 +28,7 @@ from django.db import connections
 
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.destinations import BuildError, Destination, Staging, is_sitemap_file
+from django_sitemapkit.destinations import BuildError, Destination, Staging
 from django_sitemapkit.encoder import (
     NAMESPACE,
     SITEMAPINDEX,
@@ -405,18 +405,13 @@ def publish(
 ) -> None:
     """Pages, then the index, then the files the new index no longer names: at no moment
     does a published index name a file that is not there."""
-    before = destination.names()
     written: set[str] = set()
     for built in staged_files(builds, index):
         for name in built.names():
             written.add(name)
             (result.replaced if destination.publish(name) else result.unchanged).append(name)
-    rebuilt = {build.section for build in builds}
-    for name in before:
-        if name in written:
-            continue
-        if partial and section_of(name) not in rebuilt and not is_index(name):
-            continue
+    rebuilt = {build.section for build in builds} if partial else None
+    for name in stale_names(destination, written, rebuilt):
         destination.remove(name)
         result.removed.append(name)
 
@@ -488,11 +483,10 @@ def planned_names(source: BaseSource, options: BuildOptions) -> list[str]:
 def stale_names(
     destination: Destination, keep: Iterable[str], sections: set[str] | None
 ) -> list[str]:
+    """The sitemap files not in ``keep``: of ``sections`` only (and the index), or all."""
     keep = set(keep)
     return [
         name
         for name in destination.names()
-        if name not in keep
-        and is_sitemap_file(name)
-        and (sections is None or section_of(name) in sections)
+        if name not in keep and (sections is None or section_of(name) in sections or is_index(name))
     ]
