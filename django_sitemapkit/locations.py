@@ -168,6 +168,23 @@ class LocationPolicy:
             )
         return url
 
+    def absolute_path(self, path: str) -> str:
+        """``absolute()`` for a path ``reverse()`` returned, with its common case made cheap.
+
+        Such a path is already a URI (``reverse()`` percent-encodes), so
+        ``iri_to_uri()`` would return it unchanged; anything unusual takes the
+        general route, with its error messages.
+        """
+        url = self.origin.url + path
+        if (
+            path.startswith("/")
+            and not path.startswith("//")
+            and url.startswith(self.prefix)
+            and len(url) < MAX_LOCATION_LENGTH
+        ):
+            return url
+        return self.absolute(path)
+
     def _same_origin_url(self, uri: str) -> str:
         parts = urlsplit(uri)
         if not parts.scheme or not parts.netloc:

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 from django.core.exceptions import ImproperlyConfigured
@@ -25,6 +26,7 @@ from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
+from django_sitemapkit.urltemplates import UrlTemplate
 from django_sitemapkit.values import (
     format_changefreq,
     format_lastmod,
@@ -70,13 +72,6 @@ class Getter:
     constant: str | None = None
     path: str | None = None
     method: Callable[[Any], Any] | None = None
-
-    def raw(self, row: Any, read: Callable[[Any, str], Any]) -> Any:
-        if self.method is not None:
-            return self.method(row)
-        if self.path is not None:
-            return read(row, self.path)
-        return None
 
 
 class BaseSource:
@@ -160,40 +155,71 @@ class BaseSource:
 
     def entries(self, rows: Iterable[Any], policy: LocationPolicy) -> Generator[Entry]:
         """Valid entries for ``rows``; invalid rows are logged and skipped (raised when strict)."""
-        lastmod = self.getter("lastmod")
-        changefreq = self.getter("changefreq")
-        priority = self.getter("priority")
         strict = conf.STRICT
         rows = iter(rows)
         with stable_script_prefix(), closing_iterator(rows):
+            # Built inside the fixed script prefix, which URL templates capture.
+            make_entry = self.entry_maker(policy)
             for row in rows:
                 try:
-                    yield Entry(
-                        policy.absolute(self.row_location(row)),
-                        self.formatted(lastmod, row, format_lastmod),
-                        self.formatted(changefreq, row, format_changefreq),
-                        self.formatted(priority, row, format_priority),
-                    )
+                    yield make_entry(row)
                 except InvalidEntry as exc:
                     message = f"Skipped {self.row_key(row)} of source {self.name!r}: {exc}."
                     if strict:
                         raise InvalidEntry(message) from exc
                     logger.warning(message)
 
+    def entry_maker(self, policy: LocationPolicy) -> Callable[[Any], Entry]:
+        """A function from a row to its entry, with every per-source decision made once."""
+        locate = self.locator(policy)
+        lastmod = self.value_reader("lastmod")
+        changefreq = self.value_reader("changefreq")
+        priority = self.value_reader("priority")
+
+        def make_entry(row: Any) -> Entry:
+            return Entry(locate(row), lastmod(row), changefreq(row), priority(row))
+
+        return make_entry
+
+    def locator(self, policy: LocationPolicy) -> Callable[[Any], str]:
+        """A function from a row to its ``<loc>``."""
+        return lambda row: policy.absolute(self.row_location(row))
+
+    def field_reader(self, path: str) -> Callable[[Any], Any]:
+        """A function from a row to the value of a field path."""
+        return lambda row: self.read(row, path)
+
+    def value_reader(self, attribute: str) -> Callable[[Any], str | None]:
+        """A function from a row to the formatted ``lastmod``, ``changefreq`` or ``priority``."""
+        getter = self.getter(attribute)
+        constant = getter.constant
+        if constant is not None:
+            return lambda row: constant
+        if getter.method is not None:
+            value_of: Callable[[Any], Any] = getter.method
+        elif getter.path is not None:
+            value_of = self.field_reader(getter.path)
+        else:
+            return lambda row: None
+        formatter = FORMATTERS[attribute]
+
+        def formatted(row: Any) -> str | None:
+            value = value_of(row)
+            return None if value is None else formatter(value)
+
+        return formatted
+
     def row_location(self, row: Any) -> str:
         try:
             location = self.location(row)
         except NoReverseMatch as exc:
             raise InvalidEntry(f"its URL does not reverse ({exc})") from exc
+        except UnicodeError as exc:
+            # A lone surrogate cannot be percent-encoded (RFC 3986 section 2.5: UTF-8).
+            raise InvalidEntry(f"its URL cannot be encoded ({exc})") from exc
         if not isinstance(location, str):
             raise InvalidEntry(f"location {location!r} is not a string")
         return location
-
-    def formatted(self, getter: Getter, row: Any, formatter: Callable[[Any], str]) -> str | None:
-        if getter.constant is not None:
-            return getter.constant
-        value = getter.raw(row, self.read)
-        return None if value is None else formatter(value)
 
 
 FORMATTERS: Mapping[str, Callable[[Any], str]] = {
@@ -301,6 +327,40 @@ class SitemapSource(BaseSource):
     def all_rows(self) -> Iterator[Any]:
         rows: Iterator[Any] = self.row_queryset().iterator(chunk_size=conf.CHUNK_SIZE)
         return rows
+
+    def field_reader(self, path: str) -> Callable[[Any], Any]:
+        if self.uses_instances():
+            return super().field_reader(path)
+        # Rows are dicts keyed by field path (see row_queryset()).
+        return itemgetter(path)
+
+    def locator(self, policy: LocationPolicy) -> Callable[[Any], str]:
+        template = None
+        if self.url_name is not None and type(self).location is SitemapSource.location:
+            template = UrlTemplate.compile(self.url_name, self.url_kwargs)
+        if template is None:
+            return super().locator(policy)
+        fill = template.fill
+        readers = [
+            (kwarg, path, self.field_reader(path)) for kwarg, path in self.url_kwargs.items()
+        ]
+
+        def locate(row: Any) -> str:
+            kwargs = {}
+            for kwarg, path, read in readers:
+                value = read(row)
+                if value is None:
+                    raise InvalidEntry(f"URL argument {kwarg!r} (field {path!r}) is None")
+                kwargs[kwarg] = value
+            try:
+                location = fill(kwargs)
+            except NoReverseMatch as exc:
+                raise InvalidEntry(f"its URL does not reverse ({exc})") from exc
+            except UnicodeError as exc:
+                raise InvalidEntry(f"its URL cannot be encoded ({exc})") from exc
+            return policy.absolute_path(location)
+
+        return locate
 
     def read(self, row: Any, path: str) -> Any:
         if isinstance(row, dict):

@@ -31,6 +31,10 @@ def format_lastmod(value: Any) -> str:
     second.
     """
     if isinstance(value, dt.datetime):
+        if type(value) is dt.datetime and value.tzinfo is dt.timezone.utc:
+            # What the database hands back with USE_TZ: already UTC, so only
+            # the microseconds go (the general route below gives the same).
+            return value.isoformat(timespec="seconds")
         try:
             utc = aware_utc(value)
         except (OverflowError, ValueError) as exc:

@@ -1,0 +1,196 @@
+"""Locations from a URL pattern filled per row, instead of one ``reverse()`` per row.
+
+``reverse()`` looks the name up, tries each pattern, converts and regex-matches
+the arguments, and percent-encodes the result on every call: about half the
+time of a sitemap page. For a source's ``url_name`` almost all of that work
+gives the same answer for every row, so :meth:`UrlTemplate.compile` does it
+once, and :meth:`UrlTemplate.fill` only converts, checks and quotes the
+arguments.
+
+A template is used only where it provably gives ``reverse()``'s answer:
+
+- the name has exactly one pattern, whose keyword arguments are the source's;
+- the pattern's regular expression is exactly the concatenation of its literal
+  text and one group per argument, each group being a built-in converter's
+  regex (what ``path()`` produces; a ``re_path()`` or a custom converter is
+  left to ``reverse()``);
+- so an argument that fully matches its converter's regex makes the whole
+  pattern match, and every other argument is handed to ``reverse()`` itself,
+  which then raises or answers exactly as it always would;
+- percent-encoding works character by character, so quoting the pieces one at
+  a time equals quoting the joined URL, as ``reverse()`` does;
+- and a probe of one value per argument must come out equal to ``reverse()``
+  before the template is used at all.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from django.urls import NoReverseMatch, converters, get_script_prefix, get_urlconf, reverse
+from django.urls.resolvers import URLResolver, get_ns_resolver, get_resolver
+from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
+
+# What reverse() leaves unquoted: RFC 3986 section 3.3, "pchar".
+PCHAR_SAFE = RFC3986_SUBDELIMS + "/~:@"
+
+# Converters whose every match is plain ASCII that needs neither percent- nor
+# XML-escaping, and those whose matches must still be quoted.
+UNQUOTED_CONVERTERS = (converters.IntConverter, converters.SlugConverter, converters.UUIDConverter)
+QUOTED_CONVERTERS = (converters.StringConverter, converters.PathConverter)
+
+# One value per converter that its regex accepts, for the probe against reverse().
+PROBE_VALUES: Mapping[type[Any], Any] = {
+    converters.IntConverter: 2_718,
+    converters.SlugConverter: "probe-Slug_1",
+    converters.UUIDConverter: uuid.UUID("12345678-9abc-4def-8123-456789abcdef"),
+    converters.StringConverter: "probe ü&'()",
+    converters.PathConverter: "probe/ü &/x",
+}
+# Stands in for each argument while the pattern is split into literal pieces.
+MARKER = "\x00"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One keyword argument of the pattern."""
+
+    name: str
+    converter: Any
+    regex: re.Pattern[str]
+    quoted: bool
+
+    def text(self, value: Any) -> str | None:
+        """The argument as the pattern matches it, or ``None`` if only ``reverse()`` can tell."""
+        try:
+            converted = self.converter.to_url(value)
+        except ValueError:
+            return None
+        # reverse() substitutes with "%s", that is str().
+        text = str(converted)
+        return None if self.regex.fullmatch(text) is None else text
+
+
+class UrlTemplate:
+    """The URL of ``url_name`` as literal pieces with one slot per argument between them."""
+
+    def __init__(self, url_name: str, pieces: tuple[str, ...], slots: tuple[Slot, ...]) -> None:
+        assert len(pieces) == len(slots) + 1
+        self.url_name = url_name
+        self.pieces = pieces
+        self.slots = slots
+
+    def __repr__(self) -> str:
+        between = zip(self.slots, self.pieces[1:], strict=True)
+        shown = self.pieces[0] + "".join(f"{{{slot.name}}}{piece}" for slot, piece in between)
+        return f"<UrlTemplate {self.url_name!r} {shown!r}>"
+
+    @classmethod
+    def compile(cls, url_name: str, names: Collection[str]) -> UrlTemplate | None:
+        """A template equal to ``reverse(url_name, kwargs=...)`` with ``names``, if provable.
+
+        Build it where ``reverse()`` would run: it reads the current URLconf,
+        script prefix and (through the resolver) language.
+        """
+        template = cls._from_resolver(url_name, names)
+        if template is None or not template._agrees_with_reverse():
+            return None
+        return template
+
+    @classmethod
+    def _from_resolver(cls, url_name: str, names: Collection[str]) -> UrlTemplate | None:
+        try:
+            resolver, view = namespaced_resolver(url_name)
+        except NoReverseMatch:
+            return None
+        possibilities = resolver.reverse_dict.getlist(view)
+        if len(possibilities) != 1:
+            return None
+        forms, pattern, _defaults, pattern_converters = possibilities[0]
+        if len(forms) != 1:
+            return None
+        result, params = forms[0]
+        if sorted(params) != sorted(names) or len(set(params)) != len(params):
+            return None
+        slots = []
+        for name in params:
+            converter = pattern_converters.get(name)
+            if type(converter) not in (*UNQUOTED_CONVERTERS, *QUOTED_CONVERTERS):
+                return None
+            regex = re.compile(converter.regex)
+            slots.append(Slot(name, converter, regex, type(converter) in QUOTED_CONVERTERS))
+        # The same substitution reverse() makes, with markers in place of the arguments.
+        prefix = get_script_prefix()
+        skeleton = prefix.replace("%", "%%") + result
+        if MARKER in skeleton:
+            return None
+        filled = skeleton % dict.fromkeys(params, MARKER)
+        pieces = filled.split(MARKER)
+        if len(pieces) != len(slots) + 1:
+            return None
+        # Only a plain concatenation of literals and converter groups is handled.
+        literals = [pieces[0][len(prefix) :], *pieces[1:]]
+        groups = [f"(?P<{slot.name}>{slot.converter.regex})" for slot in slots]
+        expected = "".join(
+            re.escape(lit) + group for lit, group in zip(literals[:-1], groups, strict=True)
+        )
+        if expected + re.escape(literals[-1]) + r"\Z" != pattern:
+            return None
+        return cls(url_name, tuple(quote(piece, safe=PCHAR_SAFE) for piece in pieces), tuple(slots))
+
+    def _agrees_with_reverse(self) -> bool:
+        probe = {slot.name: PROBE_VALUES[type(slot.converter)] for slot in self.slots}
+        try:
+            expected = reverse(self.url_name, kwargs=probe)
+        except NoReverseMatch:
+            return False
+        return self.fill(probe) == expected
+
+    def fill(self, kwargs: Mapping[str, Any]) -> str:
+        """What ``reverse(url_name, kwargs=kwargs)`` returns (or raises)."""
+        pieces = self.pieces
+        parts = [pieces[0]]
+        for position, slot in enumerate(self.slots, start=1):
+            text = slot.text(kwargs[slot.name])
+            if text is None:
+                return reverse(self.url_name, kwargs=dict(kwargs))
+            parts.append(text)
+            parts.append(pieces[position])
+        # Quoted only once every argument matched, as reverse() does: a value
+        # that cannot be encoded must not hide another that does not match.
+        for position, slot in enumerate(self.slots):
+            if slot.quoted:
+                parts[2 * position + 1] = quote(parts[2 * position + 1], safe=PCHAR_SAFE)
+        url = "".join(parts)
+        # Django never returns a scheme-relative URL ("//host/...").
+        return escape_leading_slashes(url) if url.startswith("//") else url
+
+
+def namespaced_resolver(url_name: str) -> tuple[URLResolver, str]:
+    """The resolver that ``reverse(url_name)`` asks, and the name within it.
+
+    The namespace walk of ``django.urls.reverse()`` without a ``current_app``:
+    an application namespace picks its default instance.
+    """
+    resolver = get_resolver(get_urlconf())
+    *namespaces, view = url_name.split(":")
+    pattern = ""
+    namespace_converters: dict[str, Any] = {}
+    for namespace in namespaces:
+        instances = resolver.app_dict.get(namespace)
+        if instances and namespace not in instances:
+            namespace = instances[0]
+        try:
+            extra, resolver = resolver.namespace_dict[namespace]
+        except KeyError:
+            raise NoReverseMatch(f"{namespace!r} is not a registered namespace") from None
+        pattern += extra
+        namespace_converters.update(resolver.pattern.converters)
+    if pattern:
+        resolver = get_ns_resolver(pattern, resolver, tuple(namespace_converters.items()))
+    return resolver, view

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import datetime as dt
+import random
+from typing import Any
+
+import pytest
+from django.urls import reverse
+from factories import ArticleFactory, bulk_articles
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource
+
+from django_sitemapkit import SitemapSource
+from django_sitemapkit.encoder import Entry
+from django_sitemapkit.locations import LocationPolicy
+
+pytestmark = pytest.mark.django_db
+
+ODD_SLUGS = [
+    "plain",
+    "a b",
+    "tom&jerry",
+    "it's",
+    'say "hi"',
+    "<tag>",
+    "50%",
+    "?q=1#top",
+    "ü-日本-😀",
+    "tab\there",
+    "~user:@!$()*+,;=",
+    "dots..",
+]
+
+
+class ReversingArticleSource(ArticleSource):
+    """The same source with its own location(), so every row goes through reverse()."""
+
+    def location(self, row: Any) -> str:
+        return reverse(self.url_name or "", kwargs={"slug": row["slug"]})
+
+
+def entries_of(source: SitemapSource) -> list[Entry]:
+    return list(source.entries(source.all_rows(), LocationPolicy.from_settings()))
+
+
+def test_template_locations_equal_reverse_locations(caplog: pytest.LogCaptureFixture) -> None:
+    generator = random.Random(5)
+    alphabet = [*"aZ09-_.", *"".join(ODD_SLUGS), "/"]
+    slugs = ODD_SLUGS + [
+        "".join(generator.choice(alphabet) for _ in range(generator.randint(1, 8)))
+        for _ in range(400)
+    ]
+    bulk_articles(len(slugs), slug=None)
+    for article, slug in zip(Article.objects.order_by("pk"), slugs, strict=False):
+        article.slug = f"{slug}-{article.pk}"
+        article.save(update_fields=["slug"])
+
+    templated = entries_of(ArticleSource())
+    templated_log = [record.getMessage() for record in caplog.records]
+    caplog.clear()
+    reversed_ = entries_of(ReversingArticleSource())
+
+    assert templated == reversed_
+    assert templated_log == [record.getMessage() for record in caplog.records]
+    # Slashes are refused by the str converter: those rows are logged and skipped.
+    assert any("/" in a.slug for a in Article.objects.all())
+    assert len(templated) == Article.objects.exclude(slug__contains="/").count()
+    tom = Article.objects.get(slug__startswith="tom&jerry")
+    assert (
+        Entry(
+            f"https://www.example.com/articles/tom&jerry-{tom.pk}/",
+            tom.updated_at.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00"),
+            "weekly",
+            "0.6",
+        )
+        in templated
+    )
+
+
+def test_lastmod_of_utc_and_other_zones_is_written_in_utc() -> None:
+    paris = dt.timezone(dt.timedelta(hours=1))
+    utc = dt.timezone.utc
+    ArticleFactory.create(slug="utc", updated_at=dt.datetime(2024, 5, 6, 7, 8, 9, 999_999, utc))
+    ArticleFactory.create(slug="paris", updated_at=dt.datetime(2024, 5, 6, 8, 8, 9, tzinfo=paris))
+
+    lastmods = [entry.lastmod for entry in entries_of(ArticleSource())]
+
+    assert lastmods == ["2024-05-06T07:08:09+00:00", "2024-05-06T07:08:09+00:00"]
