@@ -22,8 +22,8 @@ class IndexedPage(NamedTuple):
 def indexed_pages() -> Iterator[IndexedPage]:
     """Every page of every section; a section with no rows has none."""
     for source in registry.sections():
-        for page in range(1, source.page_count() + 1):
-            yield IndexedPage(source, page, source.page_lastmod(page))
+        for page, lastmod in enumerate(source.page_lastmods(), start=1):
+            yield IndexedPage(source, page, lastmod)
 
 
 def index_entries(pages: list[IndexedPage], origin: Origin) -> list[Entry]:

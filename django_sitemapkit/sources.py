@@ -19,12 +19,13 @@ from typing import Any, ClassVar, NamedTuple
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Min, Q
 from django.urls import NoReverseMatch, reverse
 
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.keyset import KeyColumn, from_start, ordering_key
 from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
 from django_sitemapkit.urltemplates import UrlTemplate
 from django_sitemapkit.values import (
@@ -63,6 +64,8 @@ class PageStats(NamedTuple):
     rows: int
     lastmod: LastmodValue | None
     fingerprint: tuple[Any, ...]
+    #: The ordering key of the page's first row, when pages are read by keyset.
+    start: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,8 @@ class BaseSource:
     def page_stats(self, page: int) -> PageStats:
         raise NotImplementedError
 
-    def page_rows(self, page: int) -> Iterator[Any]:
+    def page_rows(self, page: int, start: tuple[Any, ...] | None = None) -> Iterator[Any]:
+        """The rows of ``page``; ``start`` is ``page_stats(page).start``, saving a lookup."""
         raise NotImplementedError
 
     def all_rows(self) -> Iterator[Any]:
@@ -111,6 +115,11 @@ class BaseSource:
     def page_lastmod(self, page: int) -> LastmodValue | None:
         """The newest lastmod of a page, for the index."""
         return self.page_stats(page).lastmod
+
+    def page_lastmods(self) -> Iterator[LastmodValue | None]:
+        """The newest lastmod of every page in turn: one item per page, for the index."""
+        for page in range(1, self.page_count() + 1):
+            yield self.page_lastmod(page)
 
     def page_bounds(self, page: int) -> tuple[int, int]:
         size = self.page_size()
@@ -298,19 +307,77 @@ class SitemapSource(BaseSource):
     def count(self) -> int:
         return self.get_queryset().count()
 
-    def page_stats(self, page: int) -> PageStats:
-        start, stop = self.page_bounds(page)
+    def key(self) -> list[KeyColumn] | None:
+        """The ordering as a key to seek pages by, or ``None`` to page by offset."""
+        return ordering_key(self.model, self.order_by())
+
+    def seek(self, key: list[KeyColumn], page: int) -> tuple[Any, ...] | None:
+        """The key of the first row of ``page``, or ``None`` if there is no such page.
+
+        Only the key's columns are read (an index can answer it, no join is
+        made), so this costs a fraction of reading the page's rows by offset.
+        """
+        first, _ = self.page_bounds(page)
+        names = [column.name for column in key]
+        found = list(self.ordered().values_list(*names)[first : first + 1])
+        return tuple(found[0]) if found else None
+
+    def stats_aggregates(self) -> dict[str, Any]:
         aggregates: dict[str, Any] = {"count": Count("pk"), "last_pk": Max("pk")}
         path = self.field_path("lastmod")
         if path is not None:
             aggregates["lastmod"] = Max(path)
-        stats = self.ordered()[start:stop].aggregate(**aggregates)
+        return aggregates
+
+    def page_stats(self, page: int) -> PageStats:
+        key = self.key()
+        start = None
+        if key is None or page == 1:
+            first, stop = self.page_bounds(page)
+            rows = self.ordered()[first:stop]
+        else:
+            start = self.seek(key, page)
+            if start is None:
+                return PageStats(0, None, (0, None, None))
+            rows = self.ordered().filter(from_start(key, start))[: self.page_size()]
+        stats = rows.aggregate(**self.stats_aggregates())
         lastmod = stats.get("lastmod")
-        return PageStats(stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod))
+        fingerprint = (stats["count"], stats["last_pk"], lastmod)
+        return PageStats(stats["count"], lastmod, fingerprint, start)
 
     def page_lastmod(self, page: int) -> LastmodValue | None:
         # Without a lastmod field there is nothing the database can aggregate.
         return None if self.field_path("lastmod") is None else super().page_lastmod(page)
+
+    def page_lastmods(self) -> Iterator[LastmodValue | None]:
+        key = self.key()
+        if key is None or self.field_path("lastmod") is None:
+            yield from super().page_lastmods()
+            return
+        # Each page starts where the previous one ended, so the whole index
+        # reads every key once, where seeking each page from the top would
+        # read them N/2 times on average.
+        size = self.page_size()
+        rows = self.ordered()
+        while True:
+            stats = rows[:size].aggregate(**self.stats_aggregates(), **edge_aggregate(key))
+            if stats["count"] == 0:
+                return
+            yield stats["lastmod"]
+            if stats["count"] < size:
+                return
+            rows = self.ordered().filter(self.after_page(key, rows, stats.get("edge")))
+
+    def after_page(self, key: list[KeyColumn], page: models.QuerySet[Any], edge: Any) -> Q:
+        """The rows after the page that ``page[:page_size()]`` holds."""
+        if len(key) == 1:
+            # Ordered by the primary key alone: the page's last key is its edge.
+            lookup = "lt" if key[0].descending else "gt"
+            return Q(**{f"pk__{lookup}": edge})
+        names = [column.name for column in key]
+        size = self.page_size()
+        following = list(page.values_list(*names)[size : size + 1])
+        return from_start(key, tuple(following[0])) if following else Q(pk__in=[])
 
     def row_queryset(self) -> models.QuerySet[Any]:
         """Ordered rows as dicts of the needed columns, or as instances if the methods want them."""
@@ -319,9 +386,18 @@ class SitemapSource(BaseSource):
             queryset = queryset.values(*self.columns())
         return queryset
 
-    def page_rows(self, page: int) -> Iterator[Any]:
-        start, stop = self.page_bounds(page)
-        rows: Iterator[Any] = self.row_queryset()[start:stop].iterator(chunk_size=conf.CHUNK_SIZE)
+    def page_rows(self, page: int, start: tuple[Any, ...] | None = None) -> Iterator[Any]:
+        key = self.key()
+        if key is None or page == 1:
+            first, stop = self.page_bounds(page)
+            sliced = self.row_queryset()[first:stop]
+        else:
+            if start is None:
+                start = self.seek(key, page)
+            if start is None:
+                return iter(())
+            sliced = self.row_queryset().filter(from_start(key, start))[: self.page_size()]
+        rows: Iterator[Any] = sliced.iterator(chunk_size=conf.CHUNK_SIZE)
         return rows
 
     def all_rows(self) -> Iterator[Any]:
@@ -388,6 +464,13 @@ class SitemapSource(BaseSource):
         return reverse(self.url_name, kwargs=kwargs)
 
 
+def edge_aggregate(key: list[KeyColumn]) -> dict[str, Any]:
+    """The last primary key of a page ordered by the primary key alone."""
+    if len(key) != 1:
+        return {}
+    return {"edge": Min("pk") if key[0].descending else Max("pk")}
+
+
 class StaticPage(NamedTuple):
     """One fixed page of a :class:`StaticSource`: a URL name with kwargs, or a path."""
 
@@ -431,9 +514,9 @@ class StaticSource(BaseSource):
     def count(self) -> int:
         return len(self.urls)
 
-    def page_rows(self, page: int) -> Iterator[StaticPage]:
-        start, stop = self.page_bounds(page)
-        return iter(self.pages()[start:stop])
+    def page_rows(self, page: int, start: tuple[Any, ...] | None = None) -> Iterator[StaticPage]:
+        first, stop = self.page_bounds(page)
+        return iter(self.pages()[first:stop])
 
     def all_rows(self) -> Iterator[StaticPage]:
         return iter(self.pages())

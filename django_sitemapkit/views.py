@@ -33,7 +33,7 @@ from django_sitemapkit.locations import (
     page_filename,
 )
 from django_sitemapkit.registry import registry
-from django_sitemapkit.sources import BaseSource, LastmodValue
+from django_sitemapkit.sources import BaseSource, LastmodValue, PageStats
 from django_sitemapkit.values import http_timestamp
 
 logger = logging.getLogger("django_sitemapkit")
@@ -174,13 +174,18 @@ def database_page(
         )
     head_only = request.method == "HEAD"
     return document_response(
-        request, representation, etag, stats.lastmod, lambda: page_body(source, page, head_only)
+        request,
+        representation,
+        etag,
+        stats.lastmod,
+        lambda: page_body(source, page, stats, head_only),
     )
 
 
-def page_body(source: BaseSource, page: int, head_only: bool) -> Iterator[bytes]:
+def page_body(source: BaseSource, page: int, stats: PageStats, head_only: bool) -> Iterator[bytes]:
     """The page's bytes; its first valid entry is read now, so a page without one is a 404."""
-    entries = source.entries(source.page_rows(page), LocationPolicy.from_settings())
+    rows = source.page_rows(page, stats.start)
+    entries = source.entries(rows, LocationPolicy.from_settings())
     first = next(entries, None)
     if first is None:
         logger.error(

@@ -5,6 +5,9 @@ import random
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.db.models import Max
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from factories import ArticleFactory, bulk_articles
 from testapp.models import Article
@@ -12,6 +15,7 @@ from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import SitemapSource
 from django_sitemapkit.encoder import Entry
+from django_sitemapkit.keyset import KeyColumn
 from django_sitemapkit.locations import LocationPolicy
 
 pytestmark = pytest.mark.django_db
@@ -86,3 +90,87 @@ def test_lastmod_of_utc_and_other_zones_is_written_in_utc() -> None:
     lastmods = [entry.lastmod for entry in entries_of(ArticleSource())]
 
     assert lastmods == ["2024-05-06T07:08:09+00:00", "2024-05-06T07:08:09+00:00"]
+
+
+class Paged(ArticleSource):
+    limit = 3
+
+
+def paged(ordering: list[str]) -> Paged:
+    class Ordered(Paged):
+        pass
+
+    Ordered.ordering = ordering
+    return Ordered()
+
+
+def make_articles() -> None:
+    titles = [*"bcaabb", "", *"dacceabba", "", *"cad"]
+    for number, title in enumerate(titles):
+        ArticleFactory.create(
+            title=title,
+            published=number % 3 != 0,
+            updated_at=None
+            if number == 4
+            else dt.datetime(2024, 1, 1 + number, tzinfo=dt.timezone.utc),
+        )
+
+
+def expected_pages(source: SitemapSource) -> list[list[int]]:
+    pks = list(source.ordered().values_list("pk", flat=True))
+    size = source.page_size()
+    return [pks[start : start + size] for start in range(0, len(pks), size)]
+
+
+@pytest.mark.parametrize(
+    ("ordering", "key"),
+    [
+        ([], [KeyColumn("pk", False)]),
+        (["-pk"], [KeyColumn("pk", True)]),
+        (["-id"], [KeyColumn("id", True)]),
+        (["title"], [KeyColumn("title", False), KeyColumn("pk", False)]),
+        (
+            ["-published", "title", "-pk"],
+            [KeyColumn("published", True), KeyColumn("title", False), KeyColumn("pk", True)],
+        ),
+        # A NULL compares as unknown, and a relation orders by the related
+        # model's ordering: both are paged by offset.
+        (["updated_at"], None),
+        (["category"], None),
+        (["category__name"], None),
+    ],
+)
+def test_pages_read_by_keyset_are_the_pages_read_by_offset(
+    ordering: list[str], key: list[KeyColumn] | None
+) -> None:
+    make_articles()
+    source = paged(ordering)
+    pages = expected_pages(source)
+    # 13 published articles: four full pages and one of a single row.
+    assert [len(pks) for pks in pages] == [3, 3, 3, 3, 1]
+    assert source.key() == key
+
+    for page, pks in enumerate([*pages, []], start=1):
+        stats = source.page_stats(page)
+        assert [row["pk"] for row in source.page_rows(page)] == pks
+        assert [row["pk"] for row in source.page_rows(page, stats.start)] == pks
+        newest = Article.objects.filter(pk__in=pks).aggregate(newest=Max("updated_at"))["newest"]
+        assert (stats.rows, stats.lastmod) == (len(pks), newest)
+
+    assert list(source.page_lastmods()) == [
+        Article.objects.filter(pk__in=pks).aggregate(newest=Max("updated_at"))["newest"]
+        for pks in pages
+    ]
+
+
+def test_a_later_page_reads_its_rows_without_an_offset() -> None:
+    make_articles()
+    source = paged([])
+    with CaptureQueriesContext(connection) as queries:
+        rows = list(source.page_rows(3))
+    assert [row["pk"] for row in rows] == expected_pages(source)[2]
+    # A seek reads only the key, by offset; the rows are read from that key on.
+    assert [("OFFSET" in query["sql"], '"slug"' in query["sql"]) for query in queries] == [
+        (True, False),
+        (False, True),
+    ]
