@@ -17,12 +17,19 @@ Environment variables:
     ``database`` (the default: every response streamed from the database),
     ``files`` (the files ``build_sitemaps`` wrote, 404 for a missing one) or
     ``files-or-database``.
+``EXAMPLE_DATABASE``
+    Unset: ``db.sqlite3`` next to ``manage.py``. A file path: that SQLite file
+    (a relative path is taken from this directory). ``postgresql``: the
+    PostgreSQL server and database named by the libpq variables ``PGHOST``,
+    ``PGPORT``, ``PGUSER``, ``PGPASSWORD`` and ``PGDATABASE``.
+    ``manage.py benchmark_sitemaps`` sets it for its own processes.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -48,6 +55,12 @@ if _base_host and _base_host not in ALLOWED_HOSTS:
 INSTALLED_APPS = [
     "blog",
     "django_sitemapkit",
+    # The benchmark's model and URL (`manage.py benchmark_sitemaps`). It has no
+    # sitemaps.py: its sitemap section exists only inside the benchmark.
+    "bench",
+    # Only for the benchmark's comparison with Django's own sitemaps (their
+    # templates); no URL of this project uses it.
+    "django.contrib.sitemaps",
 ]
 
 MIDDLEWARE = [
@@ -67,12 +80,22 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": BASE_DIR / "db.sqlite3",
-    }
-}
+
+def database(choice: str) -> dict[str, Any]:
+    """The ``default`` database for ``EXAMPLE_DATABASE`` (see the top of this file)."""
+    if choice == "postgresql":
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "HOST": os.environ.get("PGHOST", "127.0.0.1"),
+            "PORT": os.environ.get("PGPORT", "5432"),
+            "USER": os.environ.get("PGUSER", "postgres"),
+            "PASSWORD": os.environ.get("PGPASSWORD", ""),
+            "NAME": os.environ.get("PGDATABASE", "sitemapkit"),
+        }
+    return {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / (choice or "db.sqlite3")}
+
+
+DATABASES = {"default": database(os.environ.get("EXAMPLE_DATABASE", ""))}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

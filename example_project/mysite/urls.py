@@ -13,6 +13,8 @@ urlpatterns = [
     path("posts/<slug:category>/<slug:slug>/", views.post_detail, name="post-detail"),
     path("categories/<slug:slug>/", views.category_detail, name="category-detail"),
     path("robots.txt", views.robots_txt, name="robots-txt"),
+    # The benchmark's pages (manage.py benchmark_sitemaps); each answers its slug.
+    path("bench/", include("bench.urls")),
     # /sitemap.xml (the index) and /sitemap-<section>-<page>.xml
     path("", include("django_sitemapkit.urls")),
 ]

@@ -1,0 +1,676 @@
+"""What one child process of ``manage.py benchmark_sitemaps`` does: seed the
+table, or run one case and measure it (times, RSS or tracemalloc).
+
+Every case produces the sitemap of the same ``bench.Page`` rows, each in its
+own way; the parent process only starts the children and prints their figures.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import hashlib
+import os
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from itertools import chain, islice
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.color import no_style
+from django.db import connection, transaction
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from django.test import RequestFactory
+from django.urls import reverse
+from django_sitemapkit import SitemapSource, register, registry
+
+from bench.models import Page
+
+# The protocol's cap, and what both django.contrib.sitemaps and this package
+# put on one page by default.
+PAGE_MAX = 50_000
+# Rows per database round trip in the floors: the package's default CHUNK_SIZE.
+ROW_CHUNK = 2_000
+# The floors hand out the document in pieces of about this size, as the
+# package's encoder does, so a streaming response has the same shape.
+CHUNK_BYTES = 64 * 1024
+SEED_BATCH = 20_000
+
+# Deterministic lastmods spread over four years from this instant.
+EPOCH = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc)
+SPAN_MICROSECONDS = 4 * 365 * 24 * 3600 * 1_000_000
+# An odd multiplier (Knuth's multiplicative hash) scatters consecutive rows
+# over the whole span, so pk order and time order differ as on a real site.
+SCATTER = 2_654_435_761
+
+URLSET_OPENING = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+)
+URLSET_CLOSING = "</urlset>\n"
+URL_TAG = b"<url>"
+
+
+# -- the rows ----------------------------------------------------------------------
+
+
+def slug_for(number: int) -> str:
+    return f"page-{number:07d}"
+
+
+def updated_at_for(number: int) -> dt.datetime:
+    """Aware UTC, with microseconds, so every writer has to drop them."""
+    offset = (number * SCATTER) % SPAN_MICROSECONDS
+    return EPOCH + dt.timedelta(microseconds=offset)
+
+
+@dataclass
+class SeedReport:
+    rows: int
+    action: str  # "reused", "appended", "trimmed" or "seeded"
+    seconds: float
+
+
+def ensure_rows(wanted: int, reseed: bool) -> SeedReport:
+    """Make ``bench_page`` hold exactly rows 1..``wanted``, doing as little as possible.
+
+    Row ``n`` is a pure function of ``n`` (id ``n``, ``slug_for(n)``,
+    ``updated_at_for(n)``), so a table that is an intact prefix of the series
+    can be extended or trimmed instead of rebuilt.
+    """
+    started = time.perf_counter()
+    with transaction.atomic():
+        count = Page.objects.count()
+        intact = not reseed and is_intact_prefix(count)
+        if intact and count == wanted:
+            return SeedReport(wanted, "reused", time.perf_counter() - started)
+        if intact and count > wanted:
+            Page.objects.filter(pk__gt=wanted).delete()
+            action = "trimmed"
+        else:
+            first = count + 1 if intact else 1
+            if not intact:
+                delete_all_rows()
+            insert_rows(first, wanted)
+            action = "appended" if intact and count else "seeded"
+        reset_sequence()
+    refresh_statistics()
+    return SeedReport(wanted, action, time.perf_counter() - started)
+
+
+def is_intact_prefix(count: int) -> bool:
+    """Whether the table holds rows 1..``count`` of the series, judging by its ends."""
+    if count == 0:
+        return True
+    ends = Page.objects.filter(pk__in=(1, count)).values_list("pk", "slug", "updated_at")
+    expected = {(n, slug_for(n), updated_at_for(n)) for n in (1, count)}
+    return set(ends) == expected
+
+
+def delete_all_rows() -> None:
+    table = connection.ops.quote_name(Page._meta.db_table)
+    with connection.cursor() as cursor:
+        # One statement, not the ORM's collector: nothing refers to these rows.
+        cursor.execute(f"DELETE FROM {table}")
+
+
+def insert_rows(first: int, last: int) -> None:
+    if first > last:
+        return
+    if connection.vendor == "postgresql":
+        copy_rows(first, last)
+    else:
+        execute_many_rows(first, last)
+
+
+def execute_many_rows(first: int, last: int) -> None:
+    """SQLite: one prepared INSERT run over batches of plain tuples."""
+    table = connection.ops.quote_name(Page._meta.db_table)
+    sql = f"INSERT INTO {table} (id, slug, updated_at) VALUES (%s, %s, %s)"
+    adapt = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        for start in range(first, last + 1, SEED_BATCH):
+            stop = min(start + SEED_BATCH - 1, last)
+            batch = [(n, slug_for(n), adapt(updated_at_for(n))) for n in range(start, stop + 1)]
+            cursor.executemany(sql, batch)
+
+
+def copy_rows(first: int, last: int) -> None:
+    """PostgreSQL: COPY, many times faster than INSERTs for a million rows."""
+    table = connection.ops.quote_name(Page._meta.db_table)
+    with connection.cursor() as cursor:
+        raw: Any = cursor.cursor  # the psycopg cursor under Django's wrapper
+        with raw.copy(f"COPY {table} (id, slug, updated_at) FROM STDIN") as copy:
+            for n in range(first, last + 1):
+                copy.write_row((n, slug_for(n), updated_at_for(n)))
+
+
+def reset_sequence() -> None:
+    # The ids were given explicitly; PostgreSQL's sequence must move past them
+    # or the next ORM insert would collide. (SQLite needs nothing.)
+    statements = connection.ops.sequence_reset_sql(no_style(), [Page])
+    if statements:
+        with connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+
+
+def refresh_statistics() -> None:
+    """Fresh planner statistics (and, on PostgreSQL, a vacuumed table) after a load."""
+    table = connection.ops.quote_name(Page._meta.db_table)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # Sets the visibility map and hint bits now, so that the first
+            # measured read does not pay for them.
+            cursor.execute(f"VACUUM ANALYZE {table}")
+        else:
+            cursor.execute(f"ANALYZE {table}")
+
+
+def database_version() -> str:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            return f"PostgreSQL {cursor.fetchone()[0]}"
+    import sqlite3
+
+    return f"SQLite {sqlite3.sqlite_version}"
+
+
+def blog_rows() -> int:
+    """Posts and categories in this database: ``build_sitemaps`` would build them too."""
+    from blog.models import Category, Post
+
+    return Post.objects.count() + Category.objects.count()
+
+
+# -- the sitemap sections ----------------------------------------------------------
+
+
+class BenchSource(SitemapSource):
+    """The benchmark's section; registered at run time, in a benchmark process only."""
+
+    name = "bench"
+    queryset = Page.objects.all()
+    url_name = "bench-page"
+    url_kwargs = {"slug": "slug"}
+    lastmod = "updated_at"
+    changefreq = "daily"
+    priority = 0.5
+
+
+def register_bench_source(page_size: int) -> None:
+    """Register ``bench`` with ``page_size`` URLs a page (a smaller ``--rows`` run)."""
+    if registry.get("bench") is not None:
+        return
+    if page_size >= PAGE_MAX:
+        register(BenchSource)
+    else:
+        register(type("BenchSource", (BenchSource,), {"limit": page_size}))
+
+
+def contrib_sitemap(page_size: int) -> Any:
+    """Django's own sitemap of the same rows, as its documentation writes it."""
+    from django.contrib.sitemaps import GenericSitemap
+
+    sitemap = GenericSitemap(
+        {"queryset": Page.objects.order_by("pk"), "date_field": "updated_at"},
+        priority=0.5,
+        changefreq="daily",
+    )
+    sitemap.limit = page_size
+    return sitemap
+
+
+def base_url() -> str:
+    value: str = settings.SITEMAPKIT_BASE_URL
+    return value.rstrip("/")
+
+
+def make_request(path: str, query: dict[str, str] | None = None) -> HttpRequest:
+    """A GET on the base URL's host and scheme.
+
+    django.contrib.sitemaps takes its domain from the request (RequestSite,
+    as the sites framework is not installed), so with the base URL's host and
+    port both sitemaps write the same locations.
+    """
+    parts = urlsplit(base_url())
+    return RequestFactory().get(
+        path, query or {}, HTTP_HOST=parts.netloc, secure=parts.scheme == "https"
+    )
+
+
+# -- measuring one document --------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """One run of a case. ``urls`` and ``digest`` are only computed in checked runs."""
+
+    seconds: float
+    bytes: int
+    ttfb: float | None = None
+    urls: int | None = None
+    digest: str | None = None
+    files: int | None = None
+    gzip_bytes: int | None = None
+
+
+class Sink:
+    """Consumes a document chunk by chunk, as a WSGI server would, keeping only counts."""
+
+    def __init__(self, started: float, check: bool) -> None:
+        self.started = started
+        self.check = check
+        self.size = 0
+        self.first_byte: float | None = None
+        self.urls = 0
+        self.hash = hashlib.sha256()
+        # The end of the previous chunk, so a "<url>" split across two chunks counts.
+        self.tail = b""
+
+    def take(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        if self.first_byte is None:
+            self.first_byte = time.perf_counter() - self.started
+        self.size += len(chunk)
+        if self.check:
+            self.hash.update(chunk)
+            joined = self.tail + chunk
+            self.urls += joined.count(URL_TAG)
+            self.tail = joined[-(len(URL_TAG) - 1) :]
+
+    def outcome(self, seconds: float) -> Outcome:
+        return Outcome(
+            seconds=seconds,
+            bytes=self.size,
+            ttfb=self.first_byte,
+            urls=self.urls if self.check else None,
+            digest=self.hash.hexdigest() if self.check else None,
+        )
+
+
+def streamed(response: HttpResponseBase) -> StreamingHttpResponse:
+    if response.status_code != 200 or not isinstance(response, StreamingHttpResponse):
+        raise RuntimeError(f"The sitemap view answered {response.status_code}, not a stream.")
+    return response
+
+
+# -- the cases ---------------------------------------------------------------------
+
+
+class Case(Protocol):
+    def setup(self) -> None:
+        """What any process would have done before its first request."""
+
+    def run(self, check: bool) -> Outcome: ...
+
+
+class ContribServe:
+    """django.contrib.sitemaps' ``sitemap`` view, rendered to its full content."""
+
+    def __init__(self, page_size: int) -> None:
+        self.page_size = page_size
+
+    def setup(self) -> None:
+        from django.contrib.sitemaps import views
+
+        self.view = views.sitemap
+        self.sitemaps = {"bench": contrib_sitemap(self.page_size)}
+        self.request = make_request("/sitemap-bench.xml", {"p": "1"})
+        warm_process()
+
+    def run(self, check: bool) -> Outcome:
+        started = time.perf_counter()
+        response: Any = self.view(self.request, sitemaps=self.sitemaps, section="bench")
+        response.render()
+        content: bytes = response.content
+        seconds = time.perf_counter() - started
+        sink = Sink(started, check)
+        sink.take(content)
+        outcome = sink.outcome(seconds)
+        # Not streamed: the first byte leaves when the whole document is ready.
+        outcome.ttfb = seconds
+        return outcome
+
+
+class OursServe:
+    """This package's page view, streamed to the end and closed."""
+
+    def __init__(self, page: int, page_size: int) -> None:
+        self.page = page
+        self.page_size = page_size
+
+    def setup(self) -> None:
+        from django_sitemapkit import views
+
+        register_bench_source(self.page_size)
+        self.view = views.page
+        path = reverse("sitemapkit:page", kwargs={"section": "bench", "page": self.page})
+        self.request = make_request(path)
+        warm_process()
+
+    def run(self, check: bool) -> Outcome:
+        started = time.perf_counter()
+        response = streamed(self.view(self.request, section="bench", page=self.page))
+        sink = Sink(started, check)
+        try:
+            for chunk in response.streaming_content:
+                sink.take(chunk)
+        finally:
+            response.close()
+        return sink.outcome(time.perf_counter() - started)
+
+
+def iso_lastmod(value: dt.datetime) -> str:
+    """W3C form of an aware datetime, to the second, in UTC."""
+    return value.astimezone(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def sqlite_text_lastmod(text: str) -> str:
+    # Django stores "YYYY-MM-DD hh:mm:ss[.ffffff]", in UTC, on SQLite.
+    return text[:10] + "T" + text[11:19] + "+00:00"
+
+
+def urlset_chunks(
+    rows: Iterable[tuple[str, Any]], lastmod: Callable[[Any], str]
+) -> Iterator[bytes]:
+    """The floors' writer: one f-string per row, joined into ~64 KiB chunks.
+
+    The bytes are meant to be exactly those of the package's page view.
+    """
+    prefix = f"<url><loc>{base_url()}/bench/"
+    suffix = "<changefreq>daily</changefreq><priority>0.5</priority></url>\n"
+    parts = [URLSET_OPENING]
+    size = len(URLSET_OPENING)
+    for slug, updated_at in rows:
+        line = f"{prefix}{xml_escape(slug)}/</loc><lastmod>{lastmod(updated_at)}</lastmod>{suffix}"
+        parts.append(line)
+        size += len(line)  # every character is ASCII, so characters are bytes
+        if size >= CHUNK_BYTES:
+            yield "".join(parts).encode()
+            parts, size = [], 0
+    parts.append(URLSET_CLOSING)
+    yield "".join(parts).encode()
+
+
+def xml_escape(text: str) -> str:
+    # A slug never holds one of these, but a correct writer checks anyway.
+    if "&" in text or "<" in text or ">" in text:
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+def orm_rows(offset: int, size: int | None) -> Iterator[tuple[str, Any]]:
+    queryset = Page.objects.order_by("pk").values_list("slug", "updated_at")
+    stop = None if size is None else offset + size
+    rows: Iterator[tuple[str, Any]] = queryset[offset:stop].iterator(chunk_size=ROW_CHUNK)
+    return rows
+
+
+class OrmFloor:
+    """The least the ORM can do: a values_list() iterator and an f-string per row."""
+
+    def __init__(self, page_size: int) -> None:
+        self.page_size = page_size
+
+    def setup(self) -> None:
+        warm_process()
+
+    def run(self, check: bool) -> Outcome:
+        started = time.perf_counter()
+        sink = Sink(started, check)
+        for chunk in urlset_chunks(orm_rows(0, self.page_size), iso_lastmod):
+            sink.take(chunk)
+        return sink.outcome(time.perf_counter() - started)
+
+
+class CursorFloor:
+    """Below the ORM: hand-written SQL on the DB-API cursor, no model layer at all."""
+
+    def __init__(self, page_size: int) -> None:
+        self.page_size = page_size
+
+    def setup(self) -> None:
+        warm_process()
+        self.sql, self.lastmod = cursor_query(connection.vendor)
+
+    def run(self, check: bool) -> Outcome:
+        started = time.perf_counter()
+        sink = Sink(started, check)
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, [self.page_size])
+            for chunk in urlset_chunks(fetched(cursor), self.lastmod):
+                sink.take(chunk)
+        return sink.outcome(time.perf_counter() - started)
+
+
+def cursor_query(vendor: str) -> tuple[str, Callable[[Any], str]]:
+    """The cursor floor's SQL, and how it turns the ``updated_at`` it gets into a lastmod."""
+    if vendor == "postgresql":
+        # psycopg hands back aware datetimes.
+        return "SELECT slug, updated_at FROM bench_page ORDER BY id LIMIT %s", iso_lastmod
+    # Django's SQLite connection parses every column declared "datetime" into a
+    # datetime object; a CAST has no declared type, so the stored text comes
+    # back as it is, and slicing it beats parsing it only to print it again.
+    return (
+        "SELECT slug, CAST(updated_at AS TEXT) FROM bench_page ORDER BY id LIMIT %s",
+        sqlite_text_lastmod,
+    )
+
+
+def fetched(cursor: Any) -> Iterator[tuple[str, Any]]:
+    while rows := cursor.fetchmany(ROW_CHUNK):
+        yield from rows
+
+
+@dataclass
+class BuiltFiles:
+    files: int = 0
+    xml_bytes: int = 0
+    gzip_bytes: int = 0
+    urls: int = 0
+
+
+def built_files(directory: Path, count_urls: bool) -> BuiltFiles:
+    """What a build left in ``directory``: files, .xml and .xml.gz bytes, and URLs."""
+    found = BuiltFiles()
+    for path in sorted(directory.rglob("*")):
+        if not path.is_file():
+            continue
+        found.files += 1
+        if path.name.endswith(".gz"):
+            found.gzip_bytes += path.stat().st_size
+            continue
+        found.xml_bytes += path.stat().st_size
+        if count_urls:
+            found.urls += path.read_bytes().count(URL_TAG)
+    return found
+
+
+class BuildCase:
+    """``manage.py build_sitemaps`` into a new empty directory, removed afterwards."""
+
+    def __init__(self, gzip: bool, jobs: int) -> None:
+        self.gzip = gzip
+        self.jobs = jobs
+
+    def setup(self) -> None:
+        register_bench_source(PAGE_MAX)
+        warm_process()
+
+    def write(self, directory: Path) -> None:
+        call_command(
+            "build_sitemaps", output=str(directory), gzip=self.gzip, jobs=self.jobs, verbosity=0
+        )
+
+    def run(self, check: bool) -> Outcome:
+        directory = Path(tempfile.mkdtemp(prefix="sitemapkit-bench-"))
+        try:
+            started = time.perf_counter()
+            self.write(directory)
+            seconds = time.perf_counter() - started
+            found = built_files(directory, check)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+        return Outcome(
+            seconds=seconds,
+            bytes=found.xml_bytes,
+            urls=found.urls if check else None,
+            files=found.files,
+            gzip_bytes=found.gzip_bytes,
+        )
+
+
+class BuildFloor(BuildCase):
+    """The ORM floor over every row, cut into 50,000-URL files; no gzip, no index."""
+
+    def __init__(self) -> None:
+        super().__init__(gzip=False, jobs=1)
+
+    def write(self, directory: Path) -> None:
+        rows = orm_rows(0, None)
+        number = 0
+        while (first := next(rows, None)) is not None:
+            number += 1
+            page = chain([first], islice(rows, PAGE_MAX - 1))
+            with open(directory / f"sitemap-bench-{number}.xml", "wb") as file:
+                for chunk in urlset_chunks(page, iso_lastmod):
+                    file.write(chunk)
+
+
+def warm_process() -> None:
+    """Open the connection and load the URL resolvers before anything is measured:
+    every long-running server has done both before its first sitemap request."""
+    connection.ensure_connection()
+    reverse("bench-page", kwargs={"slug": slug_for(1)})
+
+
+@dataclass
+class Plan:
+    """The sizes every process derives from the same options."""
+
+    rows: int
+    build_rows: int
+
+    @property
+    def serve_size(self) -> int:
+        return min(self.rows, PAGE_MAX)
+
+    @property
+    def last_build_page(self) -> int:
+        return -(-self.build_rows // PAGE_MAX)
+
+    @property
+    def far_page(self) -> int:
+        """Page 20 of the build table, or its last page if it has fewer."""
+        return min(20, self.last_build_page)
+
+
+CASE_FACTORIES: dict[str, Callable[[Plan], Case]] = {
+    "contrib": lambda plan: ContribServe(plan.serve_size),
+    "ours": lambda plan: OursServe(1, plan.serve_size),
+    "orm-floor": lambda plan: OrmFloor(plan.serve_size),
+    "cursor-floor": lambda plan: CursorFloor(plan.serve_size),
+    "ours-page-1": lambda plan: OursServe(1, PAGE_MAX),
+    "ours-page-20": lambda plan: OursServe(plan.far_page, PAGE_MAX),
+    "build-gzip": lambda plan: BuildCase(gzip=True, jobs=1),
+    "build-nogzip": lambda plan: BuildCase(gzip=False, jobs=1),
+    "build-jobs2": lambda plan: BuildCase(gzip=True, jobs=2),
+    "build-floor": lambda plan: BuildFloor(),
+}
+CASES = tuple(CASE_FACTORIES)
+SERVING_CASES = ("contrib", "ours", "orm-floor", "cursor-floor")
+# Cases that read the whole --build-rows table (or a page far into it).
+TABLE_CASES = tuple(name for name in CASES if name not in SERVING_CASES)
+BUILD_CASES = ("build-gzip", "build-nogzip", "build-jobs2", "build-floor")
+
+
+# -- measurements, one per child process ------------------------------------------
+
+
+def measure_time(case: Case, runs: int) -> dict[str, Any]:
+    case.setup()
+    # Untimed: fills the caches (pages of the database file, compiled
+    # templates, URL templates) and checks the output.
+    warmup = case.run(check=True)
+    outcomes = [case.run(check=False) for _ in range(runs)]
+    ttfbs = [o.ttfb for o in outcomes if o.ttfb is not None]
+    return {
+        "seconds": [o.seconds for o in outcomes],
+        "median": statistics.median(o.seconds for o in outcomes),
+        "min": min(o.seconds for o in outcomes),
+        "ttfb": [o.ttfb for o in outcomes],
+        "ttfb_median": statistics.median(ttfbs) if ttfbs else None,
+        "bytes_per_run": [o.bytes for o in outcomes],
+        "warmup": asdict(warmup),
+    }
+
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def current_rss() -> int:
+    """Resident bytes now (``ru_maxrss`` only knows the peak)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * PAGE_SIZE
+
+
+def peak_rss(who: int = resource.RUSAGE_SELF) -> int:
+    return resource.getrusage(who).ru_maxrss * 1024  # KiB on Linux
+
+
+def measure_rss(case: Case) -> dict[str, Any]:
+    case.setup()
+    gc.collect()
+    peak_before = peak_rss()
+    baseline = current_rss()
+    outcome = case.run(check=False)
+    peak = peak_rss()
+    return {
+        "baseline": baseline,
+        "peak_before": peak_before,
+        "peak": peak,
+        # If start-up had already peaked higher, the case did not move the
+        # peak and this overstates it; peak_before tells.
+        "extra": max(peak - baseline, 0),
+        # --jobs workers: the largest of the worker processes.
+        "children_peak": peak_rss(resource.RUSAGE_CHILDREN),
+        "seconds": outcome.seconds,
+    }
+
+
+def measure_tracemalloc(case: Case) -> dict[str, Any]:
+    case.setup()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        outcome = case.run(check=False)
+        current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Much slower than the timed runs: tracing every allocation.
+    return {"peak": peak, "current": current, "seconds": outcome.seconds}
+
+
+MEASURES: dict[str, Callable[[Case, int], dict[str, Any]]] = {
+    "time": measure_time,
+    "rss": lambda case, runs: measure_rss(case),
+    "tracemalloc": lambda case, runs: measure_tracemalloc(case),
+}
+
+
+def measure(name: str, how: str, plan: Plan, runs: int) -> dict[str, Any]:
+    case = CASE_FACTORIES[name](plan)
+    result = MEASURES[how](case, runs)
+    return {"case": name, "measure": how, **result}

@@ -1,0 +1,560 @@
+"""``manage.py benchmark_sitemaps``: django.contrib.sitemaps, this package and two
+floors, timed and weighed on the same rows, one child process per measurement.
+
+The parent process only starts children and prints; each child runs one case
+with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
+line on stdout, so no case inherits another's memory or caches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import django
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError, connection
+
+from bench import cases
+from bench.cases import BUILD_CASES, CASES, PAGE_MAX, SERVING_CASES, TABLE_CASES, Plan
+
+EXAMPLE_DIR = Path(__file__).resolve().parents[3]
+MANAGE_PY = EXAMPLE_DIR / "manage.py"
+SQLITE_FILE = EXAMPLE_DIR / "benchmark.sqlite3"
+MEASURES = ("time", "rss", "tracemalloc")
+MIB = 1024 * 1024
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return number
+
+
+def case_list(value: str) -> list[str]:
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in CASES]
+    if unknown or not names:
+        problem = f"unknown case {unknown[0]!r}" if unknown else "no case given"
+        raise argparse.ArgumentTypeError(f"{problem}; choose from {', '.join(CASES)}")
+    # Always in the canonical order: the URL-count check of the first cases
+    # fails a bad run before the long build cases start.
+    return [name for name in CASES if name in names]
+
+
+@dataclass
+class Config:
+    plan: Plan
+    cases: list[str]
+    runs: int
+    build_runs: int
+    database: str
+    reseed: bool
+    json_path: Path | None
+
+    def runs_for(self, name: str) -> int:
+        return self.build_runs if name in BUILD_CASES else self.runs
+
+    @property
+    def table_rows(self) -> int:
+        """Rows the selected cases need: the serving page, or the whole build table."""
+        needed = [self.plan.rows] if set(self.cases) & set(SERVING_CASES) else []
+        if set(self.cases) & set(TABLE_CASES):
+            needed.append(self.plan.build_rows)
+        return max(needed)
+
+
+class Command(BaseCommand):
+    help = (
+        "Time and weigh django.contrib.sitemaps, django_sitemapkit's views and "
+        "build_sitemaps, and two hand-written floors, on the same rows."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--rows",
+            type=positive_int,
+            default=PAGE_MAX,
+            help="rows for the serving cases; their page holds min(rows, 50,000) URLs "
+            "(default 50,000)",
+        )
+        parser.add_argument(
+            "--build-rows",
+            type=positive_int,
+            default=1_000_000,
+            help="rows for the build cases and ours-page-1/ours-page-20 (default 1,000,000)",
+        )
+        parser.add_argument(
+            "--runs", type=positive_int, default=5, help="timed runs per serving case (default 5)"
+        )
+        parser.add_argument(
+            "--build-runs",
+            type=positive_int,
+            default=3,
+            help="timed runs per build case (default 3)",
+        )
+        parser.add_argument(
+            "--cases",
+            type=case_list,
+            default=list(CASES),
+            metavar="A,B,...",
+            help=f"cases to run (default all): {', '.join(CASES)}",
+        )
+        parser.add_argument(
+            "--database",
+            choices=("sqlite", "postgresql"),
+            default="sqlite",
+            help="sqlite: example_project/benchmark.sqlite3 (default); postgresql: the "
+            "server and database of PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE",
+        )
+        parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH")
+        parser.add_argument(
+            "--reseed", action="store_true", help="delete and recreate the rows even if intact"
+        )
+        # What the parent passes to its children; not for people.
+        parser.add_argument("--child", help=argparse.SUPPRESS)
+        parser.add_argument("--measure", choices=MEASURES, help=argparse.SUPPRESS)
+        parser.add_argument("--seed-rows", type=positive_int, help=argparse.SUPPRESS)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["child"]:
+            self.child(options)
+            return
+        config = Config(
+            plan=Plan(rows=options["rows"], build_rows=options["build_rows"]),
+            cases=options["cases"],
+            runs=options["runs"],
+            build_runs=options["build_runs"],
+            database=options["database"],
+            reseed=options["reseed"],
+            json_path=Path(options["json"]) if options["json"] else None,
+        )
+        check_config(config)
+        try:
+            Benchmark(self, config).run()
+        except KeyboardInterrupt:
+            raise CommandError("Interrupted.", returncode=130) from None
+
+    # -- inside a child process ------------------------------------------------------
+
+    def child(self, options: dict[str, Any]) -> None:
+        plan = Plan(rows=options["rows"], build_rows=options["build_rows"])
+        # Only the JSON line may reach stdout: whatever else is printed (a
+        # command's output, a warning) goes to stderr with the logs.
+        with contextlib.redirect_stdout(sys.stderr):
+            if options["child"] == "prepare":
+                result = prepare(options["seed_rows"], options["reseed"])
+            else:
+                result = cases.measure(options["child"], options["measure"], plan, options["runs"])
+        self.stdout.write(json.dumps(result))
+
+
+def check_config(config: Config) -> None:
+    selected = set(config.cases)
+    both = selected & set(TABLE_CASES) and selected & set(SERVING_CASES)
+    if both and config.plan.rows > config.plan.build_rows:
+        raise CommandError(
+            "--rows is larger than --build-rows: the build cases would cover more "
+            "rows than asked. Lower --rows or raise --build-rows."
+        )
+    if config.database == "postgresql":
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise CommandError(
+                "--database postgresql needs psycopg: pip install 'psycopg[binary]'."
+            ) from None
+    if config.json_path is not None and not config.json_path.parent.is_dir():
+        raise CommandError(f"--json: no directory {config.json_path.parent}.")
+
+
+def prepare(seed_rows: int, reseed: bool) -> dict[str, Any]:
+    """Migrate and seed the benchmark database; say what else it holds."""
+    try:
+        connection.ensure_connection()
+    except DatabaseError as exc:
+        raise CommandError(
+            f"Cannot connect to the benchmark database ({describe_db()}): {exc}"
+        ) from exc
+    call_command("migrate", verbosity=0, interactive=False)
+    report = cases.ensure_rows(seed_rows, reseed)
+    from django_sitemapkit import registry
+
+    return {
+        "database": describe_db(),
+        "database_version": cases.database_version(),
+        "seed": {"rows": report.rows, "action": report.action, "seconds": report.seconds},
+        "blog_rows": cases.blog_rows(),
+        # The example's other sections (its static pages): build_sitemaps writes them too.
+        "other_urls": sum(source.count() for source in registry.sections()),
+    }
+
+
+def describe_db() -> str:
+    params = connection.settings_dict
+    if connection.vendor == "postgresql":
+        return f"PostgreSQL {params['USER']}@{params['HOST']}:{params['PORT']}/{params['NAME']}"
+    return f"SQLite {params['NAME']}"
+
+
+# -- the parent process ----------------------------------------------------------------
+
+
+class Benchmark:
+    def __init__(self, command: Command, config: Config) -> None:
+        self.command = command
+        self.config = config
+        self.results: dict[str, dict[str, Any]] = {}
+        self.started = time.perf_counter()
+        self.load_at_start = os.getloadavg()
+
+    def log(self, message: str) -> None:
+        elapsed = time.perf_counter() - self.started
+        self.command.stderr.write(f"[{elapsed:6.1f} s] {message}")
+
+    def environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["EXAMPLE_DATABASE"] = (
+            "postgresql" if self.config.database == "postgresql" else str(SQLITE_FILE)
+        )
+        # Every case streams from the database, without DEBUG's query log.
+        env["SITEMAPKIT_SERVE"] = "database"
+        env["DJANGO_DEBUG"] = "0"
+        return env
+
+    def spawn(self, *arguments: str) -> dict[str, Any]:
+        plan = self.config.plan
+        command = [
+            sys.executable,
+            str(MANAGE_PY),
+            "benchmark_sitemaps",
+            *arguments,
+            f"--rows={plan.rows}",
+            f"--build-rows={plan.build_rows}",
+        ]
+        # stderr is inherited: the children's warnings and errors show as they happen.
+        finished = subprocess.run(
+            command,
+            env=self.environment(),
+            cwd=EXAMPLE_DIR,
+            stdout=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+        if finished.returncode != 0:
+            raise CommandError(
+                f"The child process {' '.join(arguments)} failed with exit status "
+                f"{finished.returncode} (its error is above)."
+            )
+        lines = finished.stdout.strip().splitlines()
+        if not lines:
+            raise CommandError(f"The child process {' '.join(arguments)} printed no result.")
+        result: dict[str, Any] = json.loads(lines[-1])
+        return result
+
+    def run(self) -> None:
+        config = self.config
+        self.log(f"Preparing {config.table_rows:,} rows ({config.database})...")
+        reseed = ["--reseed"] if config.reseed else []
+        self.prepared = self.spawn("--child=prepare", f"--seed-rows={config.table_rows}", *reseed)
+        seed = self.prepared["seed"]
+        self.log(
+            f"{self.prepared['database']}: {seed['rows']:,} rows {seed['action']} "
+            f"in {seed['seconds']:.1f} s."
+        )
+        if self.prepared["blog_rows"] and set(config.cases) & set(BUILD_CASES):
+            raise CommandError(
+                f"The benchmark database holds {self.prepared['blog_rows']:,} blog posts "
+                "and categories, which build_sitemaps would build too. Use a database "
+                "without them."
+            )
+        for name in config.cases:
+            self.results[name] = self.measure(name)
+            self.check_urls(name)
+        self.load_at_end = os.getloadavg()
+        self.wall = time.perf_counter() - self.started
+        report = Report(self)
+        self.command.stdout.write(report.text())
+        if config.json_path is not None:
+            config.json_path.write_text(json.dumps(report.data(), indent=2) + "\n")
+            self.log(f"Wrote {config.json_path}.")
+
+    def measure(self, name: str) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        runs = self.config.runs_for(name)
+        for how in MEASURES:
+            plural = "" if runs == 1 else "s"
+            detail = f"{runs} timed run{plural} after a warm-up" if how == "time" else "one run"
+            self.log(f"{name}: {how} ({detail})...")
+            result[how] = self.spawn(f"--child={name}", f"--measure={how}", f"--runs={runs}")
+        return result
+
+    def expected_urls(self, name: str) -> int:
+        plan = self.config.plan
+        if name in SERVING_CASES:
+            return plan.serve_size
+        if name in ("ours-page-1", "ours-page-20"):
+            page = 1 if name == "ours-page-1" else plan.far_page
+            return min(PAGE_MAX, plan.build_rows - (page - 1) * PAGE_MAX)
+        if name == "build-floor":
+            return plan.build_rows
+        return plan.build_rows + int(self.prepared["other_urls"])
+
+    def check_urls(self, name: str) -> None:
+        """Fail loudly if a case listed other URLs than the rest: its times would lie."""
+        urls = self.results[name]["time"]["warmup"]["urls"]
+        expected = self.expected_urls(name)
+        if urls != expected:
+            raise CommandError(f"{name} listed {urls:,} URLs where {expected:,} were expected.")
+
+
+# -- the report ------------------------------------------------------------------------
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+class Report:
+    """The table, the ratios and the machine, as text and as JSON."""
+
+    def __init__(self, benchmark: Benchmark) -> None:
+        self.benchmark = benchmark
+        self.config = benchmark.config
+        self.results = benchmark.results
+
+    def label(self, name: str) -> str:
+        if name == "ours-page-20" and self.config.plan.far_page != 20:
+            return f"ours-page-{self.config.plan.far_page}"
+        return name
+
+    def row(self, name: str) -> dict[str, Any]:
+        """One case's figures, in seconds, MiB and counts."""
+        timed = self.results[name]["time"]
+        rss = self.results[name]["rss"]
+        # --jobs builds in worker processes: their peak is the one that matters,
+        # and tracemalloc cannot see into them.
+        in_workers = name == "build-jobs2"
+        peak = max(rss["peak"], rss["children_peak"]) if in_workers else rss["peak"]
+        warmup = timed["warmup"]
+        return {
+            "case": self.label(name),
+            "median_s": timed["median"],
+            "min_s": timed["min"],
+            "ttfb_s": timed["ttfb_median"],
+            "tracemalloc_mib": None
+            if in_workers
+            else self.results[name]["tracemalloc"]["peak"] / MIB,
+            "max_rss_mib": peak / MIB,
+            "extra_rss_mib": max(peak - rss["baseline"], 0) / MIB,
+            "urls": warmup["urls"],
+            "bytes": warmup["bytes"],
+            "files": warmup["files"],
+            "gzip_bytes": warmup["gzip_bytes"],
+        }
+
+    def ratios(self) -> dict[str, float | None]:
+        rows = {name: self.row(name) for name in self.results}
+
+        def of(name: str, key: str) -> float | None:
+            return rows[name][key] if name in rows else None
+
+        pairs: dict[str, tuple[float | None, float | None]] = {
+            "contrib / ours, time": (of("contrib", "median_s"), of("ours", "median_s")),
+            "contrib / ours, extra RSS": (
+                of("contrib", "extra_rss_mib"),
+                of("ours", "extra_rss_mib"),
+            ),
+            "contrib / ours, tracemalloc peak": (
+                of("contrib", "tracemalloc_mib"),
+                of("ours", "tracemalloc_mib"),
+            ),
+            "ours / orm-floor, time": (of("ours", "median_s"), of("orm-floor", "median_s")),
+            "ours / cursor-floor, time": (
+                of("ours", "median_s"),
+                of("cursor-floor", "median_s"),
+            ),
+            "ours, TTFB / total": (of("ours", "ttfb_s"), of("ours", "median_s")),
+            f"{self.label('ours-page-20')} / ours-page-1, time": (
+                of("ours-page-20", "median_s"),
+                of("ours-page-1", "median_s"),
+            ),
+            "build-gzip / build-floor, time": (
+                of("build-gzip", "median_s"),
+                of("build-floor", "median_s"),
+            ),
+            "build-nogzip / build-floor, time": (
+                of("build-nogzip", "median_s"),
+                of("build-floor", "median_s"),
+            ),
+            "build-jobs2 / build-gzip, time": (
+                of("build-jobs2", "median_s"),
+                of("build-gzip", "median_s"),
+            ),
+        }
+        return {label: ratio(*pair) for label, pair in pairs.items()}
+
+    def same_bytes(self) -> dict[str, bool]:
+        """Whether each floor wrote exactly the bytes of the package's view."""
+        digests = {name: self.results[name]["time"]["warmup"]["digest"] for name in self.results}
+        ours = digests.get("ours")
+        return {
+            name: digests[name] == ours
+            for name in ("orm-floor", "cursor-floor")
+            if name in digests and ours is not None
+        }
+
+    def machine(self) -> dict[str, Any]:
+        return {
+            "cpu": cpu_model(),
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "django": django.get_version(),
+            "database": self.benchmark.prepared["database_version"],
+            "platform": platform.platform(),
+            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "load_average_start": self.benchmark.load_at_start[0],
+            "load_average_end": self.benchmark.load_at_end[0],
+        }
+
+    def data(self) -> dict[str, Any]:
+        plan = self.config.plan
+        return {
+            "options": {
+                "rows": plan.rows,
+                "build_rows": plan.build_rows,
+                "serve_page_urls": plan.serve_size,
+                "far_page": plan.far_page,
+                "runs": self.config.runs,
+                "build_runs": self.config.build_runs,
+                "cases": self.config.cases,
+                "database": self.config.database,
+            },
+            "machine": self.machine(),
+            "prepare": self.benchmark.prepared,
+            "table": [self.row(name) for name in self.results],
+            "ratios": self.ratios(),
+            "floor_bytes_identical_to_ours": self.same_bytes(),
+            "raw": self.results,
+            "wall_seconds": self.benchmark.wall,
+        }
+
+    def text(self) -> str:
+        lines = [table([self.row(name) for name in self.results]), ""]
+        lines += self.build_lines()
+        lines += self.ratio_lines()
+        lines += self.notes()
+        return "\n".join(lines)
+
+    def build_lines(self) -> list[str]:
+        lines = []
+        for name in self.results:
+            row = self.row(name)
+            if row["files"] is None:
+                continue
+            gzip = f", {row['gzip_bytes']:,} bytes of .xml.gz" if row["gzip_bytes"] else ""
+            lines.append(f"{name}: {row['files']:,} files, {row['bytes']:,} bytes of .xml{gzip}")
+        return [*lines, ""] if lines else []
+
+    def ratio_lines(self) -> list[str]:
+        known = {label: value for label, value in self.ratios().items() if value is not None}
+        width = max((len(label) for label in known), default=0)
+        lines = ["Ratios (of medians):"] if known else []
+        lines += [f"  {label.ljust(width)}  {value:6.2f}" for label, value in known.items()]
+        return [*lines, ""] if lines else []
+
+    def notes(self) -> list[str]:
+        plan = self.config.plan
+        seed = self.benchmark.prepared["seed"]
+        lines = []
+        for name, same in self.same_bytes().items():
+            if not same:
+                lines.append(f"Note: {name} did not write the same bytes as ours.")
+        if "build-jobs2" in self.results:
+            worker = self.results["build-jobs2"]["rss"]["children_peak"] / MIB
+            lines.append(
+                "build-jobs2 builds in worker processes: its max RSS is the larger of its own "
+                f"and its largest worker's ({worker:,.1f} MiB); tracemalloc cannot see them."
+            )
+        machine = self.machine()
+        lines += [
+            f"Rows: {seed['rows']:,} in bench_page ({seed['action']}); serving page "
+            f"{plan.serve_size:,} URLs; {self.config.runs} timed runs "
+            f"({self.config.build_runs} for builds), each case after an untimed warm-up.",
+            f"Machine: {machine['cpu']}, {machine['cores']} cores; Python {machine['python']}, "
+            f"Django {machine['django']}, {machine['database']}; {machine['date']}; load "
+            f"average {machine['load_average_start']:.2f} at start, "
+            f"{machine['load_average_end']:.2f} at end.",
+            f"Wall time: {self.benchmark.wall:.0f} s.",
+        ]
+        return lines
+
+
+Column = tuple[str, str, Callable[[Any], str]]
+
+
+def seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def mib(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def count(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+COLUMNS: list[Column] = [
+    ("Case", "case", str),
+    ("Median s", "median_s", seconds),
+    ("Min s", "min_s", seconds),
+    ("TTFB s", "ttfb_s", seconds),
+    ("tracemalloc MiB", "tracemalloc_mib", mib),
+    ("Max RSS MiB", "max_rss_mib", mib),
+    ("Extra RSS MiB", "extra_rss_mib", mib),
+    ("URLs", "urls", count),
+    ("Bytes", "bytes", count),
+]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    cells = [[title for title, _, _ in COLUMNS]]
+    cells += [[show(row[key]) for _, key, show in COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(width) if i == 0 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(line, widths, strict=True))
+        )
+        for line in cells
+    )
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
