@@ -27,6 +27,7 @@ from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.keyset import KeyColumn, from_start, ordering_key
 from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
+from django_sitemapkit.rawrows import RawColumns, raw_rows
 from django_sitemapkit.urltemplates import UrlTemplate
 from django_sitemapkit.values import (
     format_changefreq,
@@ -180,25 +181,32 @@ class BaseSource:
 
     def entry_maker(self, policy: LocationPolicy) -> Callable[[Any], Entry]:
         """A function from a row to its entry, with every per-source decision made once."""
-        locate = self.locator(policy)
-        lastmod = self.value_reader("lastmod")
-        changefreq = self.value_reader("changefreq")
-        priority = self.value_reader("priority")
+        columns = self.raw_columns()
+        locate = self.locator(policy, columns)
+        lastmod = self.value_reader("lastmod", columns)
+        changefreq = self.value_reader("changefreq", columns)
+        priority = self.value_reader("priority", columns)
 
         def make_entry(row: Any) -> Entry:
             return Entry(locate(row), lastmod(row), changefreq(row), priority(row))
 
         return make_entry
 
-    def locator(self, policy: LocationPolicy) -> Callable[[Any], str]:
+    def raw_columns(self) -> RawColumns | None:
+        """How to read the rows ``page_rows`` returns, if they are raw cursor rows."""
+        return None
+
+    def locator(self, policy: LocationPolicy, columns: RawColumns | None) -> Callable[[Any], str]:
         """A function from a row to its ``<loc>``."""
         return lambda row: policy.absolute(self.row_location(row))
 
-    def field_reader(self, path: str) -> Callable[[Any], Any]:
+    def field_reader(self, path: str, columns: RawColumns | None) -> Callable[[Any], Any]:
         """A function from a row to the value of a field path."""
         return lambda row: self.read(row, path)
 
-    def value_reader(self, attribute: str) -> Callable[[Any], str | None]:
+    def value_reader(
+        self, attribute: str, columns: RawColumns | None
+    ) -> Callable[[Any], str | None]:
         """A function from a row to the formatted ``lastmod``, ``changefreq`` or ``priority``."""
         getter = self.getter(attribute)
         constant = getter.constant
@@ -206,8 +214,10 @@ class BaseSource:
             return lambda row: constant
         if getter.method is not None:
             value_of: Callable[[Any], Any] = getter.method
+        elif getter.path is not None and attribute == "lastmod" and columns is not None:
+            return columns.lastmod_reader(getter.path)
         elif getter.path is not None:
-            value_of = self.field_reader(getter.path)
+            value_of = self.field_reader(getter.path, columns)
         else:
             return lambda row: None
         formatter = FORMATTERS[attribute]
@@ -256,6 +266,9 @@ class SitemapSource(BaseSource):
     ordering: ClassVar[Sequence[str]] = ()
     #: Hand per-row methods model instances instead of dicts of field paths.
     use_instances: ClassVar[bool] = False
+    #: Read rows straight from the database cursor when no per-row method needs
+    #: them (see rawrows.py); False reads every row through ``values()``.
+    raw_rows: ClassVar[bool] = True
 
     def get_queryset(self) -> models.QuerySet[Any]:
         if self.queryset is None:
@@ -397,28 +410,50 @@ class SitemapSource(BaseSource):
             if start is None:
                 return iter(())
             sliced = self.row_queryset().filter(from_start(key, start))[: self.page_size()]
-        rows: Iterator[Any] = sliced.iterator(chunk_size=conf.CHUNK_SIZE)
-        return rows
+        return self.fetch(sliced)
 
     def all_rows(self) -> Iterator[Any]:
-        rows: Iterator[Any] = self.row_queryset().iterator(chunk_size=conf.CHUNK_SIZE)
+        return self.fetch(self.row_queryset())
+
+    def reads_raw_rows(self) -> bool:
+        """Whether rows come straight from the cursor: only when no method of the
+        project's own sees them, since those are promised dicts or instances."""
+        return (
+            self.raw_rows
+            and not self.uses_instances()
+            and type(self).location is SitemapSource.location
+            and type(self).read is SitemapSource.read
+            and all(self.getter(name).method is None for name in FORMATTERS)
+        )
+
+    def raw_columns(self) -> RawColumns | None:
+        return RawColumns(self.row_queryset()) if self.reads_raw_rows() else None
+
+    def fetch(self, queryset: models.QuerySet[Any]) -> Iterator[Any]:
+        """The rows of a ``row_queryset()``, raw or through the ORM."""
+        if self.reads_raw_rows():
+            return raw_rows(queryset, conf.CHUNK_SIZE)
+        rows: Iterator[Any] = queryset.iterator(chunk_size=conf.CHUNK_SIZE)
         return rows
 
-    def field_reader(self, path: str) -> Callable[[Any], Any]:
+    def field_reader(self, path: str, columns: RawColumns | None) -> Callable[[Any], Any]:
+        if columns is not None:
+            return columns.reader(path)
         if self.uses_instances():
-            return super().field_reader(path)
+            return super().field_reader(path, columns)
         # Rows are dicts keyed by field path (see row_queryset()).
         return itemgetter(path)
 
-    def locator(self, policy: LocationPolicy) -> Callable[[Any], str]:
+    def locator(self, policy: LocationPolicy, columns: RawColumns | None) -> Callable[[Any], str]:
         template = None
         if self.url_name is not None and type(self).location is SitemapSource.location:
             template = UrlTemplate.compile(self.url_name, self.url_kwargs)
         if template is None:
-            return super().locator(policy)
+            return super().locator(policy, columns)
         fill = template.fill
         readers = [
-            (kwarg, path, self.field_reader(path)) for kwarg, path in self.url_kwargs.items()
+            (kwarg, path, self.field_reader(path, columns))
+            for kwarg, path in self.url_kwargs.items()
         ]
 
         def locate(row: Any) -> str:
@@ -441,6 +476,9 @@ class SitemapSource(BaseSource):
     def read(self, row: Any, path: str) -> Any:
         if isinstance(row, dict):
             return row[path]
+        if isinstance(row, (tuple, list)):
+            # A raw row; only an invalid entry's log message comes this way.
+            return RawColumns(self.row_queryset()).reader(path)(row)
         value = row
         for name in path.split("__"):
             value = getattr(value, name)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import django
+import django_sitemapkit
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, connection
@@ -223,6 +224,7 @@ class Benchmark:
         self.results: dict[str, dict[str, Any]] = {}
         self.started = time.perf_counter()
         self.load_at_start = os.getloadavg()
+        self.revision_at_start = package_revision()
 
     def log(self, message: str) -> None:
         elapsed = time.perf_counter() - self.started
@@ -288,6 +290,7 @@ class Benchmark:
             self.results[name] = self.measure(name)
             self.check_urls(name)
         self.load_at_end = os.getloadavg()
+        self.revision_at_end = package_revision()
         self.wall = time.perf_counter() - self.started
         report = Report(self)
         self.command.stdout.write(report.text())
@@ -428,6 +431,7 @@ class Report:
             "cores": os.cpu_count(),
             "python": platform.python_version(),
             "django": django.get_version(),
+            "django_sitemapkit": self.benchmark.revision_at_start,
             "database": self.benchmark.prepared["database_version"],
             "platform": platform.platform(),
             "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -494,13 +498,19 @@ class Report:
                 "build-jobs2 builds in worker processes: its max RSS is the larger of its own "
                 f"and its largest worker's ({worker:,.1f} MiB); tracemalloc cannot see them."
             )
+        if self.benchmark.revision_at_end != self.benchmark.revision_at_start:
+            lines.append(
+                f"Note: django_sitemapkit changed during the run "
+                f"({self.benchmark.revision_at_start} -> {self.benchmark.revision_at_end})."
+            )
         machine = self.machine()
         lines += [
             f"Rows: {seed['rows']:,} in bench_page ({seed['action']}); serving page "
             f"{plan.serve_size:,} URLs; {self.config.runs} timed runs "
             f"({self.config.build_runs} for builds), each case after an untimed warm-up.",
             f"Machine: {machine['cpu']}, {machine['cores']} cores; Python {machine['python']}, "
-            f"Django {machine['django']}, {machine['database']}; {machine['date']}; load "
+            f"Django {machine['django']}, {machine['database']}; django_sitemapkit "
+            f"{machine['django_sitemapkit']}; {machine['date']}; load "
             f"average {machine['load_average_start']:.2f} at start, "
             f"{machine['load_average_end']:.2f} at end.",
             f"Wall time: {self.benchmark.wall:.0f} s.",
@@ -547,6 +557,27 @@ def table(rows: list[dict[str, Any]]) -> str:
         )
         for line in cells
     )
+
+
+def package_revision() -> str:
+    """The commit of the measured package's checkout, and whether its files differ from it.
+
+    The package is installed editable: the benchmark measures the working tree.
+    """
+    root = Path(django_sitemapkit.__file__).resolve().parent
+    try:
+        commit = git(root, "rev-parse", "--short", "HEAD")
+        changed = git(root, "status", "--porcelain", "--", ".")
+    except (OSError, subprocess.CalledProcessError):
+        return "(not a git checkout)"
+    return f"{commit} with uncommitted changes" if changed else commit
+
+
+def git(directory: Path, *arguments: str) -> str:
+    finished = subprocess.run(
+        ["git", "-C", str(directory), *arguments], capture_output=True, text=True, check=True
+    )
+    return finished.stdout.strip()
 
 
 def cpu_model() -> str:
