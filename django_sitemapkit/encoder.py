@@ -8,6 +8,7 @@ yielded, and the byte count is kept so no document passes the protocol's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
@@ -31,26 +32,33 @@ class Entry(NamedTuple):
     priority: str | None = None
 
 
+_NEEDS_ESCAPE = re.compile("[&'\"><]").search
+
+
 def escape(text: str) -> str:
-    # Most locations need no escaping; a membership test is far cheaper than
-    # rewriting the string.
+    # Most locations need no escaping: one search in C settles it, far
+    # cheaper than rewriting the string.
+    if _NEEDS_ESCAPE(text) is None:
+        return text
     for char, entity in _ESCAPES:
-        if char in text:
-            text = text.replace(char, entity)
+        text = text.replace(char, entity)
     return text
 
 
 def url_element(entry: Entry) -> str:
-    # Schema order: loc, lastmod, changefreq, priority.
-    parts = ["<url><loc>", escape(entry.loc), "</loc>"]
-    if entry.lastmod is not None:
-        parts += ("<lastmod>", entry.lastmod, "</lastmod>")
-    if entry.changefreq is not None:
-        parts += ("<changefreq>", entry.changefreq, "</changefreq>")
-    if entry.priority is not None:
-        parts += ("<priority>", entry.priority, "</priority>")
-    parts.append("</url>\n")
-    return "".join(parts)
+    # Schema order: loc, lastmod, changefreq, priority. The values other than
+    # loc are formatted by values.py and hold nothing to escape.
+    loc, lastmod, changefreq, priority = entry
+    line = "<url><loc>" + escape(loc)
+    if lastmod is not None:
+        line += "</loc><lastmod>" + lastmod + "</lastmod>"
+    else:
+        line += "</loc>"
+    if changefreq is not None:
+        line += "<changefreq>" + changefreq + "</changefreq>"
+    if priority is not None:
+        line += "<priority>" + priority + "</priority>"
+    return line + "</url>\n"
 
 
 def sitemap_element(entry: Entry) -> str:
@@ -105,24 +113,32 @@ class Encoder:
     def stream(self, entries: Iterable[Entry]) -> Iterator[bytes]:
         opening, closing = self.document.opening, self.document.closing
         element = self.document.element
-        self.size = len(opening) + len(closing)
+        max_urls, max_bytes = self.max_urls, self.max_bytes
+        # Kept in locals while the loop runs (it runs once per URL) and stored
+        # back however the loop ends.
+        count, size, newest = 0, len(opening) + len(closing), ""
         chunk = [opening]
         chunk_size = len(opening)
-        for entry in entries:
-            line = element(entry).encode()
-            if self.count == self.max_urls or self.size + len(line) > self.max_bytes:
-                self.cut = True
-                self.overflow = entry
-                break
-            self.count += 1
-            self.size += len(line)
-            if entry.lastmod is not None and (self.newest is None or entry.lastmod > self.newest):
-                self.newest = entry.lastmod
-            chunk.append(line)
-            chunk_size += len(line)
-            if chunk_size >= CHUNK_BYTES:
-                yield b"".join(chunk)
-                chunk, chunk_size = [], 0
+        try:
+            for entry in entries:
+                line = element(entry).encode()
+                if count == max_urls or size + len(line) > max_bytes:
+                    self.cut = True
+                    self.overflow = entry
+                    break
+                count += 1
+                size += len(line)
+                lastmod = entry[1]
+                # "" sorts before every formatted lastmod.
+                if lastmod is not None and lastmod > newest:
+                    newest = lastmod
+                chunk.append(line)
+                chunk_size += len(line)
+                if chunk_size >= CHUNK_BYTES:
+                    yield b"".join(chunk)
+                    chunk, chunk_size = [], 0
+        finally:
+            self.count, self.size, self.newest = count, size, newest or None
         # Only a complete document gets its closing tag: an exception above
         # ends the stream without it, so a client can tell it was cut short.
         chunk.append(closing)

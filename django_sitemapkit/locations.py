@@ -139,7 +139,9 @@ class LocationPolicy:
     def __init__(self, origin: Origin, directory: str) -> None:
         self.origin = origin
         self.directory = directory
-        self.prefix = origin.url + directory
+        # Computed once: absolute_path() runs for every row.
+        self.origin_url = origin.url
+        self.prefix = self.origin_url + directory
 
     @classmethod
     def from_settings(cls) -> LocationPolicy:
@@ -175,7 +177,7 @@ class LocationPolicy:
         ``iri_to_uri()`` would return it unchanged; anything unusual takes the
         general route, with its error messages.
         """
-        url = self.origin.url + path
+        url = self.origin_url + path
         if (
             path.startswith("/")
             and not path.startswith("//")

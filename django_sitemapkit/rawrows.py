@@ -8,26 +8,48 @@ same cursor machinery (a server-side cursor on PostgreSQL, like
 gets a reader that applies exactly the converters the ORM would, in the same
 order. So a value read here is the value ``values()`` would have given.
 
-One conversion is skipped where it provably changes nothing: a ``lastmod``
-datetime that SQLite hands back naive, from a database connection in UTC
-with ``USE_TZ``, is the UTC time Django would make aware and the formatter
-would write in UTC again; it is formatted directly (see ``lastmod_reader``).
+One column is read differently where that provably changes nothing: on
+SQLite, a ``lastmod`` ``DateTimeField`` stored by Django with ``USE_TZ`` holds
+the UTC time as text, ``YYYY-MM-DD hh:mm:ss[.ffffff]`` (``str()`` of the naive
+UTC value, see ``adapt_datetimefield_value``). The ORM parses that text into
+a datetime (twice over: SQLite's converter, then the backend's) only for the
+formatter to write it back to the second. The query selects it as text
+instead (``CAST(... AS TEXT)``), and text of exactly that shape, with a date
+and time every calendar has, is rewritten by slicing; any other text takes
+the ORM's route (see :class:`UtcTextLastmod`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import QuerySet, TextField
+from django.db.models.expressions import Col
+from django.db.models.functions import Cast
 from django.db.models.sql.constants import MULTI
+from django.utils.dateparse import parse_datetime
 
+from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.values import format_lastmod
 
 Row = Sequence[Any]
+
+#: The name of the ``lastmod`` column selected as text (see the module docstring).
+LASTMOD_TEXT = "_sitemapkit_lastmod_text"
+
+# str() of a naive datetime whose fields every month has: year 0001-9999
+# (datetime has no year 0), days 01-28 (29 to 31 depend on the month and take
+# the ORM's route), hours to 23, no leap second. Microseconds are 6 digits or
+# absent. ASCII digits only: "\d" would take other scripts' digits.
+CANONICAL_UTC_TEXT = re.compile(
+    r"(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+    r" (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{6})?"
+)
 
 
 class RawColumns:
@@ -70,38 +92,82 @@ class RawColumns:
 
     def lastmod_reader(self, path: str) -> Callable[[Row], str | None]:
         """A function from a raw row to its formatted ``lastmod``."""
+        if LASTMOD_TEXT in self.positions:
+            return UtcTextLastmod(self.positions[LASTMOD_TEXT]).read
         read = self.reader(path)
 
         def formatted(row: Row) -> str | None:
             value = read(row)
             return None if value is None else format_lastmod(value)
 
-        if not self.stores_utc_datetimes(path):
-            return formatted
-        position = self.positions[path]
+        return formatted
 
-        def direct(row: Row) -> str | None:
-            value = row[position]
-            if type(value) is dt.datetime and value.tzinfo is None:
-                # Django would make it aware in UTC and format_lastmod() would
-                # write that UTC time to the second: the same text as this.
-                return value.isoformat(timespec="seconds") + "+00:00"
-            return formatted(row)
-
-        return direct
-
-    def stores_utc_datetimes(self, path: str) -> bool:
-        """Whether the column's only conversion is SQLite's "make it aware in UTC"."""
-        ops = self.connection.ops
+    def stores_utc_text(self, path: str) -> bool:
+        """Whether ``path`` is a column of SQLite text whose only conversion is
+        "parse it and make it aware in UTC": the case :class:`UtcTextLastmod` reads."""
         if self.connection.vendor != "sqlite" or path not in self.converters:
             return False
         converters, expression = self.converters[path]
         return (
             settings.USE_TZ
             and self.connection.timezone_name == "UTC"
-            and converters == [ops.convert_datetimefield_value]
+            and isinstance(expression, Col)
             and expression.output_field.get_internal_type() == "DateTimeField"
+            and converters == [self.connection.ops.convert_datetimefield_value]
         )
+
+
+class UtcTextLastmod:
+    """A ``lastmod`` from the SQLite text of a UTC ``DateTimeField``, formatted as
+    ``values()`` and ``format_lastmod()`` together would format it.
+
+    Text that matches :data:`CANONICAL_UTC_TEXT` is what ``fromisoformat()``
+    (which ``parse_datetime()`` tries first) reads into a naive datetime with
+    those very fields; the ORM makes it aware in UTC and ``format_lastmod()``
+    writes it to the second with ``+00:00``: the same characters, sliced.
+    """
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+
+    def read(self, row: Row, match: Any = CANONICAL_UTC_TEXT.fullmatch) -> str | None:
+        text: str | None = row[self.position]
+        if text is not None and match(text) is not None:
+            return text[:10] + "T" + text[11:19] + "+00:00"
+        return self.general(text)
+
+    @staticmethod
+    def general(text: str | None) -> str | None:
+        """The ORM's route: ``parse_datetime()``, naive read as UTC, then ``format_lastmod()``."""
+        if text is None:
+            return None
+        try:
+            value = parse_datetime(text)
+        except ValueError as exc:
+            # The ORM would raise in the middle of the page; one entry is enough.
+            raise InvalidEntry(f"lastmod {text!r} is not a valid datetime") from exc
+        if value is None:
+            # SQLite's converter gives None for text that is no datetime at all.
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        return format_lastmod(value)
+
+
+def raw_values(
+    queryset: QuerySet[Any], columns: Sequence[str], lastmod: str | None
+) -> QuerySet[Any]:
+    """``queryset.values(*columns)``, with a SQLite UTC datetime ``lastmod`` selected as text.
+
+    ``columns`` are the paths the entries read; ``lastmod`` is left out of
+    them when only the ``lastmod`` reads it.
+    """
+    if lastmod is None or lastmod in columns:
+        return queryset.values(*columns)
+    plain = queryset.values(*columns, lastmod)
+    if not RawColumns(plain).stores_utc_text(lastmod):
+        return plain
+    return queryset.values(*columns, **{LASTMOD_TEXT: Cast(lastmod, output_field=TextField())})
 
 
 def raw_rows(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Row]:

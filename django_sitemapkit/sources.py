@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
@@ -26,9 +27,9 @@ from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.keyset import KeyColumn, from_start, ordering_key
-from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
-from django_sitemapkit.rawrows import RawColumns, raw_rows
-from django_sitemapkit.urltemplates import UrlTemplate
+from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy, stable_script_prefix
+from django_sitemapkit.rawrows import RawColumns, raw_rows, raw_values
+from django_sitemapkit.urltemplates import UrlTemplate, quick_locator
 from django_sitemapkit.values import (
     format_changefreq,
     format_lastmod,
@@ -186,11 +187,34 @@ class BaseSource:
         lastmod = self.value_reader("lastmod", columns)
         changefreq = self.value_reader("changefreq", columns)
         priority = self.value_reader("priority", columns)
+        # The tuple constructor itself: Entry(...) would run a Python-level
+        # __new__ for every row.
+        new_entry = partial(tuple.__new__, Entry)
+        fixed = [self.fixed_value(name) for name in ("changefreq", "priority")]
+        if all(found for found, _ in fixed):
+            # The common case: both are constants (or absent), decided once.
+            (_, changefreq_text), (_, priority_text) = fixed
+
+            def make_fixed_entry(row: Any) -> Entry:
+                entry: Entry = new_entry(
+                    (locate(row), lastmod(row), changefreq_text, priority_text)
+                )
+                return entry
+
+            return make_fixed_entry
 
         def make_entry(row: Any) -> Entry:
-            return Entry(locate(row), lastmod(row), changefreq(row), priority(row))
+            entry: Entry = new_entry((locate(row), lastmod(row), changefreq(row), priority(row)))
+            return entry
 
         return make_entry
+
+    def fixed_value(self, attribute: str) -> tuple[bool, str | None]:
+        """``(True, text)`` if ``attribute`` is the same for every row, else ``(False, None)``."""
+        getter = self.getter(attribute)
+        if getter.method is None and getter.path is None:
+            return True, getter.constant
+        return False, None
 
     def raw_columns(self) -> RawColumns | None:
         """How to read the rows ``page_rows`` returns, if they are raw cursor rows."""
@@ -303,10 +327,11 @@ class SitemapSource(BaseSource):
             return declared
         return super().field_path(attribute)
 
-    def columns(self) -> list[str]:
-        """Every field path a row needs, primary key first."""
+    def columns(self, *, lastmod: bool = True) -> list[str]:
+        """Every field path a row needs, primary key first; with ``lastmod=False``,
+        the lastmod path only if something else reads it too."""
         paths = ["pk", *self.url_kwargs.values()]
-        for attribute in ("lastmod", "changefreq", "priority"):
+        for attribute in ("lastmod", "changefreq", "priority")[0 if lastmod else 1 :]:
             path = self.field_path(attribute)
             if path is not None:
                 paths.append(path)
@@ -393,8 +418,11 @@ class SitemapSource(BaseSource):
         return from_start(key, tuple(following[0])) if following else Q(pk__in=[])
 
     def row_queryset(self) -> models.QuerySet[Any]:
-        """Ordered rows as dicts of the needed columns, or as instances if the methods want them."""
+        """Ordered rows: raw tuples of the needed columns when ``reads_raw_rows()``,
+        else dicts of them, or instances if the methods want them."""
         queryset: models.QuerySet[Any] = self.ordered()
+        if self.reads_raw_rows():
+            return raw_values(queryset, self.columns(lastmod=False), self.field_path("lastmod"))
         if not self.uses_instances():
             queryset = queryset.values(*self.columns())
         return queryset
@@ -450,6 +478,25 @@ class SitemapSource(BaseSource):
             template = UrlTemplate.compile(self.url_name, self.url_kwargs)
         if template is None:
             return super().locator(policy, columns)
+        general = self.template_locator(template, policy, columns)
+        readers = [
+            self.field_reader(self.url_kwargs[slot.name], columns) for slot in template.slots
+        ]
+        quick = quick_locator(
+            template, readers, policy.origin_url, policy.prefix, MAX_LOCATION_LENGTH
+        )
+        if quick is None:
+            return general
+
+        def locate(row: Any) -> str:
+            return quick(row) or general(row)
+
+        return locate
+
+    def template_locator(
+        self, template: UrlTemplate, policy: LocationPolicy, columns: RawColumns | None
+    ) -> Callable[[Any], str]:
+        """A row's ``<loc>`` through the template, with ``reverse()``'s answer and errors."""
         fill = template.fill
         readers = [
             (kwarg, path, self.field_reader(path, columns))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -56,6 +56,9 @@ PROBE_VALUES: Mapping[type[Any], Any] = {
 MARKER = "\x00"
 
 
+Quick = Callable[[Any], "str | None"]
+
+
 @dataclass(frozen=True)
 class Slot:
     """One keyword argument of the pattern."""
@@ -74,6 +77,41 @@ class Slot:
         # reverse() substitutes with "%s", that is str().
         text = str(converted)
         return None if self.regex.fullmatch(text) is None else text
+
+    def quick(self) -> Quick:
+        """``text()`` (quoted, for a quoted slot) for the values that need no converter
+        call, else ``None``: a ``str`` its regex matches, a non-negative ``int`` for
+        ``<int:>`` and a ``UUID`` for ``<uuid:>`` (whose ``str()`` always matches)."""
+        match = self.regex.fullmatch
+        kind = type(self.converter)
+        if self.quoted:
+
+            def quoted(value: Any) -> str | None:
+                if type(value) is not str or match(value) is None:
+                    return None
+                try:
+                    return quote(value, safe=PCHAR_SAFE)
+                except UnicodeError:
+                    return None  # reverse() raises; the general route says so
+
+            return quoted
+        if kind is converters.IntConverter:
+            return lambda value: (
+                str(value)
+                if type(value) is int and value >= 0
+                else value
+                if type(value) is str and match(value) is not None
+                else None
+            )
+        if kind is converters.UUIDConverter:
+            return lambda value: (
+                str(value)
+                if type(value) is uuid.UUID
+                else value
+                if type(value) is str and match(value) is not None
+                else None
+            )
+        return lambda value: value if type(value) is str and match(value) is not None else None
 
 
 class UrlTemplate:
@@ -169,6 +207,58 @@ class UrlTemplate:
         url = "".join(parts)
         # Django never returns a scheme-relative URL ("//host/...").
         return escape_leading_slashes(url) if url.startswith("//") else url
+
+
+def quick_locator(
+    template: UrlTemplate,
+    readers: Sequence[Callable[[Any], Any]],
+    origin: str,
+    prefix: str,
+    max_length: int,
+) -> Quick | None:
+    """A function from a row to ``origin + template.fill(...)`` that skips every
+    per-row check the URL's fixed start already passed, or ``None`` where the
+    start does not settle them.
+
+    ``readers`` read each slot's value from a row, in slot order. The function
+    answers ``None`` for a row whose values need a converter call, or whose
+    URL would be ``max_length`` characters or more: the caller's general
+    route then answers (or raises) for it, as ``reverse()`` would. Otherwise
+    the URL is the quick texts between the pieces, the very characters
+    ``fill()`` joins, and it starts with ``prefix``, as the location rule wants.
+    """
+    start = template.pieces[0]
+    head = origin + start
+    if not start.startswith("/") or start.startswith("//") or not head.startswith(prefix):
+        return None
+    slots = template.slots
+    if start == "/" and slots and type(slots[0].converter) is converters.PathConverter:
+        # A path argument may itself start with "/": fill() escapes such a "//".
+        return None
+    quicks = [slot.quick() for slot in slots]
+    if len(slots) == 1:
+        (read,), (text_of,), tail = readers, quicks, template.pieces[1]
+
+        def one(row: Any) -> str | None:
+            text = text_of(read(row))
+            if text is None:
+                return None
+            url = head + text + tail
+            return url if len(url) < max_length else None
+
+        return one
+    steps = list(zip(readers, quicks, template.pieces[1:], strict=True))
+
+    def several(row: Any) -> str | None:
+        url = head
+        for read, text_of, piece in steps:
+            text = text_of(read(row))
+            if text is None:
+                return None
+            url += text + piece
+        return url if len(url) < max_length else None
+
+    return several
 
 
 def namespaced_resolver(url_name: str) -> tuple[URLResolver, str]:

@@ -2,19 +2,23 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import random
+from collections import Counter
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.db.models import Max
 from django.test import override_settings
-from factories import ArticleFactory, CategoryFactory
+from factories import ArticleFactory, CategoryFactory, bulk_articles
 from testapp.models import Article, Category
 
 from django_sitemapkit import Field, SitemapSource
 from django_sitemapkit.encoder import Entry
+from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import LocationPolicy
-from django_sitemapkit.rawrows import RawColumns
+from django_sitemapkit.rawrows import CANONICAL_UTC_TEXT, LASTMOD_TEXT, RawColumns
+from django_sitemapkit.values import format_lastmod
 
 pytestmark = pytest.mark.django_db
 
@@ -115,18 +119,129 @@ def test_without_use_tz_raw_rows_still_give_the_entries_of_the_orm(
     for day in (1, 15, 31):
         ArticleFactory.create(slug=f"p{day}", updated_at=dt.datetime(2024, 1, day, 22, 30))
 
-    assert not RawColumns(Everything().row_queryset()).stores_utc_datetimes("updated_at")
+    assert LASTMOD_TEXT not in RawColumns(Everything().row_queryset()).positions
     assert entries_and_log(Everything(), caplog) == entries_and_log(
         through_the_orm(Everything)(), caplog
     )
 
 
-def test_only_sqlite_datetime_columns_are_formatted_without_conversion() -> None:
-    columns = RawColumns(Everything().row_queryset())
-    sqlite = connection.vendor == "sqlite"
-    assert columns.stores_utc_datetimes("updated_at") is sqlite
-    assert not columns.stores_utc_datetimes("published_on")
-    assert not columns.stores_utc_datetimes("slug")
+@pytest.mark.parametrize(
+    ("source_class", "as_text"),
+    [(Everything, True), (ByDate, False), (ByAnnotation, False)],
+)
+def test_only_a_sqlite_datetime_column_is_read_as_its_text(
+    source_class: type[SitemapSource], as_text: bool
+) -> None:
+    columns = RawColumns(source_class().row_queryset())
+    expected = as_text and connection.vendor == "sqlite"
+    # The text replaces the datetime column: nothing else reads it.
+    assert (LASTMOD_TEXT in columns.positions, "updated_at" in columns.positions) == (
+        expected,
+        not expected and source_class is Everything,
+    )
+
+
+class LocatedByLastmod(Everything):
+    """The lastmod field is a URL argument too, so it must stay a datetime column."""
+
+    url_name = "article-by-pk"
+    url_kwargs = {"pk": "pk"}
+    fields = ["updated_at"]
+
+
+def test_a_lastmod_column_something_else_reads_is_not_replaced() -> None:
+    columns = RawColumns(LocatedByLastmod().row_queryset())
+    assert (LASTMOD_TEXT in columns.positions, "updated_at" in columns.positions) == (False, True)
+
+
+def canonical(value: dt.datetime) -> str:
+    """How Django stores a UTC datetime on SQLite: str() of the naive value."""
+    return str(value.replace(tzinfo=None))
+
+
+def stored_texts(seed: int, count: int) -> list[str]:
+    """Texts a DateTimeField column may hold: Django's own, other programs', and junk."""
+    generator = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        value = dt.datetime(
+            generator.randint(1, 9999),
+            generator.randint(1, 12),
+            generator.randint(1, 28),
+            generator.randint(0, 23),
+            generator.randint(0, 59),
+            generator.randint(0, 59),
+            generator.choice([0, 0, 1, 999_999, generator.randint(0, 999_999)]),
+        )
+        text = canonical(value)
+        texts += [text, text.replace(" ", "T"), text[:16], text + "+02:00", text + "Z"]
+        if "." in text:
+            texts.append(text[:-3])
+    for year in (1, 1900, 2023, 2024, 9999):
+        for month in range(1, 13):
+            texts += [f"{year:04d}-{month:02d}-{day:02d} 12:00:00" for day in (28, 29, 30, 31)]
+    return [
+        *texts,
+        "0000-01-01 00:00:00",
+        "2024-00-10 00:00:00",
+        "2024-13-10 00:00:00",
+        "2024-01-00 00:00:00",
+        "2024-01-01 24:00:00",
+        "2024-01-01 23:60:00",
+        "2024-01-01 23:59:60",
+        "2024-01-01 23:59:59.1234567",
+        "2024-W01-1 10:00:00",
+        "2024-060 10:00:00",
+        "\uff12\uff10\uff12\uff14-01-01 00:00:00",
+        "2024-01-01  00:00:00",
+        " 2024-01-01 00:00:00",
+        "2024-01-01 00:00:00 ",
+        "2024-01-01",
+        "",
+        "yesterday",
+        "12345",
+    ]
+
+
+def orm_lastmod(pk: int) -> tuple[str, str | None]:
+    """What values() and format_lastmod() make of a row's lastmod, or that the ORM raised."""
+    try:
+        (value,) = Article.objects.filter(pk=pk).values_list("updated_at", flat=True)
+    except ValueError:
+        return ("raised", None)
+    return ("value", None if value is None else format_lastmod(value))
+
+
+def raw_lastmod(read: Any, row: Any) -> tuple[str, str | None]:
+    try:
+        return ("value", read(row))
+    except InvalidEntry:
+        return ("raised", None)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite stores datetimes as text")
+def test_stored_text_is_formatted_as_the_orm_formats_it() -> None:
+    texts = stored_texts(seed=17, count=400)
+    articles = bulk_articles(len(texts))
+    table = connection.ops.quote_name(Article._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"UPDATE {table} SET updated_at = %s WHERE id = %s",
+            [(text, article.pk) for text, article in zip(texts, articles, strict=True)],
+        )
+    source = Everything()
+    columns = RawColumns(source.row_queryset())
+    read = columns.lastmod_reader("updated_at")
+    rows = {source.read(row, "pk"): row for row in source.all_rows()}
+
+    outcomes = [(raw_lastmod(read, rows[a.pk]), orm_lastmod(a.pk)) for a in articles]
+
+    assert [raw for raw, _ in outcomes] == [orm for _, orm in outcomes]
+    # Both routes are taken: most texts are sliced, the others parsed.
+    kinds = Counter(bool(CANONICAL_UTC_TEXT.fullmatch(text)) for text in texts)
+    assert kinds[True] > 400
+    assert kinds[False] > 1_000
+    assert ("raised", None) in [orm for _, orm in outcomes]
 
 
 class Described(Everything):

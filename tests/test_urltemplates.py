@@ -3,13 +3,15 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any
 
 import pytest
 from django.test import override_settings
 from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_prefix
 
-from django_sitemapkit.urltemplates import UrlTemplate
+from django_sitemapkit.locations import MAX_LOCATION_LENGTH
+from django_sitemapkit.urltemplates import UrlTemplate, quick_locator
 
 pytestmark = pytest.mark.urls("testapp.urls_templates")
 
@@ -147,3 +149,90 @@ def test_fill_equals_reverse_under_a_script_prefix(prefix: str) -> None:
 def test_compile_reads_the_current_urlconf() -> None:
     template = UrlTemplate.compile("article-detail", ["slug"])
     assert repr(template) == "<UrlTemplate 'article-detail' '/articles/{slug}/'>"
+
+
+ORIGIN = "https://www.example.com"
+
+
+def ordinary_texts(seed: int, count: int) -> Iterator[str]:
+    """Slugs, the values most URLs are made of."""
+    generator = random.Random(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789-_"
+    for _ in range(count):
+        yield "".join(generator.choice(alphabet) for _ in range(generator.randint(1, 12)))
+
+
+def quick_for(url_name: str, names: list[str], prefix: str = ORIGIN + "/") -> Any:
+    template = UrlTemplate.compile(url_name, names)
+    assert template is not None
+    readers = [itemgetter(slot.name) for slot in template.slots]
+    return quick_locator(template, readers, ORIGIN, prefix, MAX_LOCATION_LENGTH)
+
+
+def assert_quick_agrees(quick: Any, url_name: str, kwargs: dict[str, Any]) -> bool:
+    """The quick URL is the base URL + reverse()'s path; ``None`` is always allowed.
+
+    Returns whether the quick route answered.
+    """
+    url = quick(kwargs)
+    if url is None:
+        return False
+    assert url == ORIGIN + reverse(url_name, kwargs=kwargs), kwargs
+    assert len(url) < MAX_LOCATION_LENGTH
+    return True
+
+
+@pytest.mark.parametrize("url_name", ["str", "slug", "path", "int", "uuid"])
+def test_quick_urls_equal_reverse_for_any_value(url_name: str) -> None:
+    quick = quick_for(url_name, ["value"])
+    generator = random.Random(len(url_name))
+    values: list[Any] = list(random_texts(seed=len(url_name), count=2_000))
+    values += list(ordinary_texts(seed=len(url_name), count=500))
+    values += [generator.randint(-5, 10**12) for _ in range(500)]
+    uuids = [uuid.UUID(int=generator.getrandbits(128)) for _ in range(200)]
+    values += [*uuids, *map(str, uuids)]
+    values += [True, 1.5, None, "x" * 3_000, 10**300]
+
+    answered = [assert_quick_agrees(quick, url_name, {"value": value}) for value in values]
+
+    # The quick route answers for the ordinary values of every converter.
+    assert sum(answered) > 200
+
+
+def test_quick_urls_equal_reverse_for_several_arguments() -> None:
+    quick = quick_for("mixed", ["slug", "pk", "title"])
+    texts = [*random_texts(seed=21, count=1_000), *ordinary_texts(seed=23, count=500)]
+    generator = random.Random(22)
+    answered = 0
+    for slug, title in zip(texts, reversed(texts), strict=True):
+        pk = generator.choice([0, 7, -1, 10**20, "12", "1a", 3.5, True])
+        answered += assert_quick_agrees(quick, "mixed", {"pk": pk, "slug": slug, "title": title})
+    assert answered > 100
+
+
+def test_a_quick_url_of_2048_characters_or_more_is_left_to_the_general_route() -> None:
+    quick = quick_for("slug", ["value"])
+    room = MAX_LOCATION_LENGTH - len(ORIGIN + "/slug//")
+    assert quick({"value": "a" * (room - 1)}) == f"{ORIGIN}/slug/{'a' * (room - 1)}/"
+    assert quick({"value": "a" * room}) is None
+
+
+@pytest.mark.parametrize(
+    ("url_name", "names", "prefix"),
+    [
+        # A leading path argument could make "//": only fill() handles that.
+        ("path-first", ["value"], ORIGIN + "/"),
+        # Under a sub-directory the start does not settle the location rule.
+        ("str", ["value"], ORIGIN + "/str/x/"),
+        ("home", [], ORIGIN + "/blog/"),
+    ],
+)
+def test_no_quick_route_where_the_start_of_the_url_settles_nothing(
+    url_name: str, names: list[str], prefix: str
+) -> None:
+    assert quick_for(url_name, names, prefix) is None
+
+
+def test_a_quick_route_under_a_sitemap_directory_the_url_starts_in() -> None:
+    quick = quick_for("news:post", ["slug"], ORIGIN + "/blog/")
+    assert quick({"slug": "hello"}) == ORIGIN + "/blog/hello/"
