@@ -28,10 +28,11 @@ from operator import itemgetter
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import EmptyResultSet
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet, TextField
 from django.db.models.expressions import Col
 from django.db.models.functions import Cast
-from django.db.models.sql.constants import MULTI
 from django.utils.dateparse import parse_datetime
 
 from django_sitemapkit.exceptions import InvalidEntry
@@ -98,6 +99,9 @@ class RawColumns:
 
         def formatted(row: Row) -> str | None:
             value = read(row)
+            if type(value) is dt.datetime and value.tzinfo is dt.timezone.utc:
+                # What PostgreSQL gives with USE_TZ: format_lastmod()'s first case.
+                return value.isoformat(timespec="seconds")
             return None if value is None else format_lastmod(value)
 
         return formatted
@@ -171,15 +175,51 @@ def raw_values(
 
 
 def raw_rows(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Row]:
-    """The rows of ``queryset``, unconverted, fetched as ``QuerySet.iterator()`` fetches them."""
+    """The rows of ``queryset``, unconverted, fetched as ``QuerySet.iterator()`` fetches
+    them: a server-side cursor on PostgreSQL unless ``DISABLE_SERVER_SIDE_CURSORS``."""
     compiler = queryset.query.get_compiler(queryset.db)
-    chunked = not compiler.connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS")
-    chunks = compiler.execute_sql(MULTI, chunked_fetch=chunked, chunk_size=chunk_size)
+    connection = compiler.connection
     try:
-        for chunk in chunks:
-            yield from chunk
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:
+        return
+    if not sql:
+        return
+    chunked = not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS")
+    cursor = connection.chunked_cursor() if chunked else connection.cursor()
+    try:
+        load_timestamptz_natively(connection, cursor)
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(chunk_size):
+            yield from rows
     finally:
-        # Close the cursor (a server-side one on PostgreSQL) now, not at garbage collection.
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()
+        # Closed now, not at garbage collection: a server-side cursor left
+        # open could fail a later query on the same connection.
+        cursor.close()
+
+
+def load_timestamptz_natively(connection: BaseDatabaseWrapper, cursor: Any) -> None:
+    """On PostgreSQL with psycopg 3 and ``USE_TZ``, read ``timestamptz`` with psycopg's
+    own loader (compiled, in psycopg's binary build) instead of Django's.
+
+    Django's loader is psycopg's Python one, followed by ``replace(tzinfo=
+    connection.timezone)``; Django has set the session's ``TimeZone`` to that
+    zone, and for ``"UTC"`` psycopg's own loader already answers with
+    ``datetime.timezone.utc``: the same value, several times faster.
+    """
+    if (
+        connection.vendor != "postgresql"
+        or not settings.USE_TZ
+        or connection.timezone_name != "UTC"
+        or connection.timezone is not dt.timezone.utc
+    ):
+        return
+    from django.db.backends.postgresql.psycopg_any import is_psycopg3
+
+    if not is_psycopg3:
+        return
+    from psycopg import adapters, postgres, pq
+
+    native = adapters.get_loader(postgres.types["timestamptz"].oid, pq.Format.TEXT)
+    if native is not None:
+        cursor.cursor.adapters.register_loader("timestamptz", native)

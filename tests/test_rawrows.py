@@ -17,7 +17,12 @@ from django_sitemapkit import Field, SitemapSource
 from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import LocationPolicy
-from django_sitemapkit.rawrows import CANONICAL_UTC_TEXT, LASTMOD_TEXT, RawColumns
+from django_sitemapkit.rawrows import (
+    CANONICAL_UTC_TEXT,
+    LASTMOD_TEXT,
+    RawColumns,
+    load_timestamptz_natively,
+)
 from django_sitemapkit.values import format_lastmod
 
 pytestmark = pytest.mark.django_db
@@ -261,3 +266,52 @@ def test_rows_go_through_the_orm_when_code_of_the_project_reads_them(
     source_class: type[SitemapSource],
 ) -> None:
     assert source_class().raw_columns() is None
+
+
+def random_instants(seed: int, count: int) -> list[dt.datetime]:
+    generator = random.Random(seed)
+    span = (dt.datetime(9999, 12, 30) - dt.datetime(1, 1, 2)).total_seconds()
+    instants = [
+        dt.datetime(1, 1, 2, tzinfo=UTC)
+        + dt.timedelta(
+            seconds=generator.uniform(0, span), microseconds=generator.randint(0, 999_999)
+        )
+        for _ in range(count)
+    ]
+    return [
+        *instants,
+        dt.datetime(1, 1, 1, tzinfo=UTC),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 999_999, UTC),
+        dt.datetime(2024, 10, 27, 0, 30, tzinfo=UTC),  # 02:30 in Paris, twice
+        dt.datetime(2024, 10, 27, 1, 30, tzinfo=UTC),
+    ]
+
+
+def test_raw_datetimes_are_the_orm_datetimes() -> None:
+    instants = random_instants(seed=31, count=1_000)
+    articles = bulk_articles(len(instants))
+    for article, instant in zip(articles, instants, strict=True):
+        article.updated_at = instant
+    Article.objects.bulk_update(articles, ["updated_at"], batch_size=500)
+    source = LocatedByLastmod()
+    read = RawColumns(source.row_queryset()).reader("updated_at")
+
+    raw = [read(row) for row in source.all_rows()]
+    orm = list(source.ordered().values_list("updated_at", flat=True))
+
+    assert raw == orm
+    assert [(value, value.tzinfo) for value in raw] == [(value, value.tzinfo) for value in orm]
+    assert sorted(raw) == sorted(instants)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a psycopg 3 loader")
+def test_postgresql_reads_timestamptz_with_psycopg_s_own_loader() -> None:
+    from psycopg import adapters, postgres, pq
+
+    oid = postgres.types["timestamptz"].oid
+    native = adapters.get_loader(oid, pq.Format.TEXT)
+    connection.ensure_connection()
+    with connection.chunked_cursor() as cursor:
+        assert cursor.cursor.adapters.get_loader(oid, pq.Format.TEXT) is not native
+        load_timestamptz_natively(connection, cursor)
+        assert cursor.cursor.adapters.get_loader(oid, pq.Format.TEXT) is native
