@@ -20,13 +20,13 @@ import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from typing import Any
 
 from django.db import connections
 
-from django_sitemapkit.compression import gzip_stream
+from django_sitemapkit.compression import gzip_stream, write_gzip_in_thread
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.destinations import BuildError, Destination, Staging
 from django_sitemapkit.encoder import (
@@ -65,6 +65,8 @@ class BuildOptions:
     gzip: bool = True
     gzip_links: bool = False
     validate: bool = False
+    #: Compress each page's gzip sibling on a second thread (``--jobs`` 2 or more).
+    gzip_in_thread: bool = False
 
 
 @dataclass(frozen=True)
@@ -149,9 +151,10 @@ class CountingRows:
 
 
 def write_document(
-    staging: Staging, name: str, chunks: Iterable[bytes], gzip: bool
+    staging: Staging, name: str, chunks: Iterable[bytes], gzip: bool, gzip_in_thread: bool = False
 ) -> tuple[int, int | None]:
-    """Write ``chunks`` to the staged copy of ``name`` (and of its ``.gz``); return the sizes."""
+    """Write ``chunks`` to the staged copy of ``name`` (and of its ``.gz``, compressed on a
+    second thread if ``gzip_in_thread``); return the sizes."""
     size = 0
 
     def tee(output: Any) -> Iterator[bytes]:
@@ -169,8 +172,11 @@ def write_document(
         # The gzip sibling is compressed from the very chunks written to the
         # plain file, with the same compressor the views stream .xml.gz with.
         with open(staging.path(name + GZIP_SUFFIX), "wb") as compressed:
-            for block in gzip_stream(tee(output)):
-                compressed.write(block)
+            if gzip_in_thread:
+                write_gzip_in_thread(tee(output), compressed)
+            else:
+                for block in gzip_stream(tee(output)):
+                    compressed.write(block)
             return size, compressed.tell()
 
 
@@ -260,7 +266,9 @@ def write_page(
     number = len(build.files) + 1
     name = page_filename(source.name, number)
     encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=conf.MAX_BYTES)
-    size, gzip_size = write_document(staging, name, encoder.stream(entries), options.gzip)
+    size, gzip_size = write_document(
+        staging, name, encoder.stream(entries), options.gzip, options.gzip_in_thread
+    )
     if encoder.count == 0:
         # fitting() left out every entry too big for a document of its own;
         # this guards the loop all the same.
@@ -430,7 +438,13 @@ def build(
     progress: Progress | None = None,
     done: Callable[[SectionBuild], None] = lambda build: None,
 ) -> BuildResult:
-    """Build ``sources`` into ``destination``; ``partial`` keeps the other sections' files."""
+    """Build ``sources`` into ``destination``; ``partial`` keeps the other sections' files.
+
+    ``jobs`` of 2 or more builds sections in that many processes, and
+    compresses each gzip sibling on a thread of its own, so even one large
+    section keeps two cores busy.
+    """
+    options = replace(options, gzip_in_thread=jobs > 1)
     with destination.lock():
         try:
             kept = existing_index_entries(destination) if partial else []

@@ -331,12 +331,13 @@ def previous_build(sources: Sources, tmp_path: Path) -> dict[str, bytes]:
     return snapshot(tmp_path)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])  # 2: the .gz compressed on a second thread
 def test_a_database_error_part_way_leaves_the_previous_set(
-    sources: Sources, tmp_path: Path, previous_build: dict[str, bytes]
+    sources: Sources, tmp_path: Path, previous_build: dict[str, bytes], jobs: int
 ) -> None:
     sources(FailingRows)
     with pytest.raises(CommandError) as raised:
-        build(tmp_path)
+        build(tmp_path, jobs=jobs)
     assert str(raised.value) == (
         "Section 'articles' failed after 150 rows: DatabaseError: server closed the connection "
         f"unexpectedly Nothing was published: the files in {tmp_path} are as they were."
@@ -360,8 +361,9 @@ def test_ctrl_c_part_way_leaves_the_previous_set(
     assert hidden(tmp_path) == [".sitemapkit.lock"]
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
 def test_a_full_disk_leaves_the_previous_set(
-    tmp_path: Path, previous_build: dict[str, bytes]
+    tmp_path: Path, previous_build: dict[str, bytes], jobs: int
 ) -> None:
     # RLIMIT_FSIZE makes any write past 32 KiB fail with EFBIG, as a full
     # disk fails with ENOSPC: for real, in the middle of a file.
@@ -370,7 +372,7 @@ def test_a_full_disk_leaves_the_previous_set(
     resource.setrlimit(resource.RLIMIT_FSIZE, (32_768, hard))
     try:
         with pytest.raises(CommandError) as raised:
-            build(tmp_path)
+            build(tmp_path, jobs=jobs)
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
         signal.signal(signal.SIGXFSZ, handler)
@@ -495,6 +497,19 @@ def test_jobs_build_sections_in_processes_with_the_same_result(
     build(tmp_path / "two", jobs=2)
     assert snapshot(tmp_path / "two") == snapshot(tmp_path / "one")
     assert len(snapshot(tmp_path / "one")) == 12
+
+
+def test_jobs_compress_one_section_on_a_second_thread_with_the_same_result(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(5_000)
+    build(tmp_path / "one")
+    build(tmp_path / "two", jobs=2)
+    files = snapshot(tmp_path / "two")
+    assert files == snapshot(tmp_path / "one")
+    # Large enough for the compressing thread to fall behind and catch up.
+    assert len(files["sitemap-articles-1.xml"]) > 8 * 64 * 1024
 
 
 def test_an_entry_too_big_for_any_document_is_skipped_and_logged(

@@ -1,10 +1,15 @@
 from __future__ import annotations
 
 import gzip
+import io
 import os
+import random
+import threading
 from collections.abc import Iterator
 
-from django_sitemapkit.compression import gzip_stream
+import pytest
+
+from django_sitemapkit.compression import PENDING_CHUNKS, gzip_stream, write_gzip_in_thread
 
 DOCUMENT = [
     b"<urlset>\n",
@@ -47,3 +52,58 @@ def test_output_comes_before_the_input_ends() -> None:
     first = next(gzip_stream(chunks()))
     assert first
     assert consumed < 64
+
+
+def mixed_chunks(count: int) -> list[bytes]:
+    generator = random.Random(4)
+    return [
+        generator.choice([b"<url>x</url>\n" * generator.randint(0, 9_000), os.urandom(70_000)])
+        for _ in range(count)
+    ]
+
+
+def test_a_second_thread_writes_the_bytes_of_gzip_stream() -> None:
+    chunks = mixed_chunks(3 * PENDING_CHUNKS)
+    file = io.BytesIO()
+    write_gzip_in_thread(chunks, file)
+    assert file.getvalue() == b"".join(gzip_stream(chunks))
+    assert gzip.decompress(file.getvalue()) == b"".join(chunks)
+
+
+def test_an_error_making_the_chunks_stops_the_thread() -> None:
+    def failing() -> Iterator[bytes]:
+        yield from mixed_chunks(2 * PENDING_CHUNKS)
+        raise KeyboardInterrupt
+
+    threads = threading.active_count()
+    with pytest.raises(KeyboardInterrupt):
+        write_gzip_in_thread(failing(), io.BytesIO())
+    assert threading.active_count() == threads
+
+
+class FullFile(io.BytesIO):
+    """A file that fails as a full disk does, after ``room`` bytes."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__()
+        self.room = room
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if self.tell() + len(data) > self.room:
+            raise OSError(28, "No space left on device")
+        return super().write(data)
+
+
+def test_an_error_writing_in_the_thread_reaches_the_caller() -> None:
+    made = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal made
+        for chunk in mixed_chunks(40 * PENDING_CHUNKS):
+            made += 1
+            yield chunk
+
+    with pytest.raises(OSError, match="No space left on device"):
+        write_gzip_in_thread(chunks(), FullFile(room=200_000))
+    # The producer stopped soon after, not at the end of its chunks.
+    assert made < 10 * PENDING_CHUNKS

@@ -75,7 +75,8 @@ class Command(BaseCommand):
             type=positive_int,
             default=1,
             metavar="N",
-            help="Build sections in N processes (default: 1).",
+            help="Build sections in N processes, and with 2 or more compress the .gz files "
+            "on a second thread (default: 1).",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
