@@ -501,8 +501,8 @@ def built_files(directory: Path, count_urls: bool) -> BuiltFiles:
     """What a build left in ``directory``: files, .xml and .xml.gz bytes, and URLs."""
     found = BuiltFiles()
     for path in sorted(directory.rglob("*")):
-        if not path.is_file():
-            continue
+        if not path.is_file() or path.name.startswith("."):
+            continue  # the build's lock file
         found.files += 1
         if path.name.endswith(".gz"):
             found.gzip_bytes += path.stat().st_size
