@@ -20,11 +20,12 @@ import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from typing import Any
 
-from django.db import connections
+from django.db import connections, transaction
 
 from django_sitemapkit.compression import gzip_stream, write_gzip_in_thread
 from django_sitemapkit.conf import MAX_URLS, conf
@@ -180,6 +181,27 @@ def write_document(
             return size, compressed.tell()
 
 
+@contextmanager
+def streaming_transaction(alias: str | None) -> Iterator[None]:
+    """A read-only transaction around a section's rows, on PostgreSQL in autocommit mode.
+
+    Outside a transaction, Django declares its server-side cursors ``WITH
+    HOLD``, and PostgreSQL then computes and stores the whole result (the
+    whole section) before it returns the first row. Inside one, the cursor is
+    ``WITHOUT HOLD`` and rows stream from the first fetch. Nothing is written,
+    so the transaction is rolled back or committed to the same effect.
+    """
+    if alias is None:
+        yield
+        return
+    connection = connections[alias]
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic(using=alias):
+        yield
+
+
 def render_section(
     source: BaseSource,
     staging: Staging,
@@ -190,17 +212,19 @@ def render_section(
     started = time.monotonic()
     build = SectionBuild(source.name)
     report = None if progress is None else (lambda rows: progress(source.name, rows))
-    rows = CountingRows(source.all_rows(), report)
-    try:
-        write_pages(source, rows, staging, options, build)
-    except BuildError:
-        raise
-    except Exception as exc:
-        raise BuildError(
-            f"Section {source.name!r} failed after {rows.count:,} rows: {type(exc).__name__}: {exc}"
-        ) from exc
-    finally:
-        rows.close()
+    with streaming_transaction(source.database()):
+        rows = CountingRows(source.all_rows(), report)
+        try:
+            write_pages(source, rows, staging, options, build)
+        except BuildError:
+            raise
+        except Exception as exc:
+            raise BuildError(
+                f"Section {source.name!r} failed after {rows.count:,} rows: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            rows.close()
     build.rows = rows.count
     build.seconds = time.monotonic() - started
     return build

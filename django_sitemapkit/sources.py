@@ -114,6 +114,10 @@ class BaseSource:
         """Every row, in page order: what ``page_rows`` returns for page 1, 2, ... in turn."""
         raise NotImplementedError
 
+    def database(self) -> str | None:
+        """The alias of the database the rows are read from, if any."""
+        return None
+
     def page_lastmod(self, page: int) -> LastmodValue | None:
         """The newest lastmod of a page, for the index."""
         return self.page_stats(page).lastmod
@@ -442,6 +446,9 @@ class SitemapSource(BaseSource):
 
     def all_rows(self) -> Iterator[Any]:
         return self.fetch(self.row_queryset())
+
+    def database(self) -> str:
+        return self.get_queryset().db
 
     def reads_raw_rows(self) -> bool:
         """Whether rows come straight from the cursor: only when no method of the

@@ -9,12 +9,12 @@ import resource
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from django.core.files.storage import storages
 from django.core.management import CommandError, call_command
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.test import Client, override_settings
 from factories import ArticleFactory, bulk_articles
 from sitemap_xml import Url, fetch, parse_index, parse_urlset
@@ -564,3 +564,36 @@ def test_one_section_rewrites_the_kept_entries_on_the_current_base_url(
         f"{SITE}/sitemap-articles-1.xml.gz",
         f"{SITE}/sitemap-pages-1.xml.gz",
     ]
+
+
+class Observed(ArticleSource):
+    """Records, at its 10th row, what the database says of the cursor reading it."""
+
+    seen: ClassVar[list[Any]] = []
+
+    def all_rows(self) -> Iterator[Any]:
+        for number, row in enumerate(super().all_rows(), start=1):
+            if number == 10:
+                Observed.seen.append(connection.in_atomic_block)
+                if connection.vendor == "postgresql":
+                    with connection.cursor() as cursor:
+                        cursor.execute("SELECT is_holdable FROM pg_cursors")
+                        Observed.seen.append(cursor.fetchall())
+            yield row
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_stream_from_a_cursor_without_hold_on_postgresql(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(Observed)
+    bulk_articles(20)
+    Observed.seen = []
+    build(tmp_path)
+    if connection.vendor == "postgresql":
+        # WITH HOLD would make PostgreSQL store the whole result before the first row.
+        assert Observed.seen == [True, [(False,)]]
+    else:
+        assert Observed.seen == [False]
+    assert not connection.in_atomic_block
+    assert len(urls_of(tmp_path, "sitemap-articles-1.xml")) == 20
