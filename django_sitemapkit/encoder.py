@@ -49,7 +49,9 @@ def url_element(entry: Entry) -> str:
     # Schema order: loc, lastmod, changefreq, priority. The values other than
     # loc are formatted by values.py and hold nothing to escape.
     loc, lastmod, changefreq, priority = entry
-    line = "<url><loc>" + escape(loc)
+    if _NEEDS_ESCAPE(loc) is not None:
+        loc = escape(loc)
+    line = "<url><loc>" + loc
     if lastmod is not None:
         line += "</loc><lastmod>" + lastmod + "</lastmod>"
     else:

@@ -490,15 +490,9 @@ class SitemapSource(BaseSource):
             self.field_reader(self.url_kwargs[slot.name], columns) for slot in template.slots
         ]
         quick = quick_locator(
-            template, readers, policy.origin_url, policy.prefix, MAX_LOCATION_LENGTH
+            template, readers, policy.origin_url, policy.prefix, MAX_LOCATION_LENGTH, general
         )
-        if quick is None:
-            return general
-
-        def locate(row: Any) -> str:
-            return quick(row) or general(row)
-
-        return locate
+        return general if quick is None else quick
 
     def template_locator(
         self, template: UrlTemplate, policy: LocationPolicy, columns: RawColumns | None
