@@ -183,13 +183,13 @@ def write_document(
 
 @contextmanager
 def streaming_transaction(alias: str | None) -> Iterator[None]:
-    """A read-only transaction around a section's rows, on PostgreSQL in autocommit mode.
+    """A transaction around a section's rows, on PostgreSQL in autocommit mode.
 
     Outside a transaction, Django declares its server-side cursors ``WITH
     HOLD``, and PostgreSQL then computes and stores the whole result (the
     whole section) before it returns the first row. Inside one, the cursor is
-    ``WITHOUT HOLD`` and rows stream from the first fetch. Nothing is written,
-    so the transaction is rolled back or committed to the same effect.
+    ``WITHOUT HOLD`` and rows stream from the first fetch. The build only
+    reads in it, so it is rolled back or committed to the same effect.
     """
     if alias is None:
         yield
@@ -468,7 +468,7 @@ def build(
     compresses each gzip sibling on a thread of its own, so even one large
     section keeps two cores busy.
     """
-    options = replace(options, gzip_in_thread=jobs > 1)
+    options = replace(options, gzip_in_thread=options.gzip_in_thread or jobs > 1)
     with destination.lock():
         try:
             kept = existing_index_entries(destination) if partial else []

@@ -58,7 +58,9 @@ class RawColumns:
 
     def __init__(self, queryset: QuerySet[Any]) -> None:
         query = queryset.query
-        compiler = query.get_compiler(queryset.db)
+        # elide_empty=False: a queryset that matches nothing (.none()) still
+        # compiles to its columns, instead of raising EmptyResultSet.
+        compiler = query.get_compiler(queryset.db, elide_empty=False)
         # Compiling fills compiler.select, the columns in the order the cursor returns them.
         compiler.as_sql()
         # The names ValuesIterable gives the same positions.
@@ -220,6 +222,10 @@ def load_timestamptz_natively(connection: BaseDatabaseWrapper, cursor: Any) -> N
         return
     from psycopg import adapters, postgres, pq
 
+    # Django set the session's zone when it connected; a later SET TIME ZONE
+    # would make its loader relabel other zones' times as UTC, and not this one.
+    if cursor.cursor.connection.info.parameter_status("TimeZone") != "UTC":
+        return
     native = adapters.get_loader(postgres.types["timestamptz"].oid, pq.Format.TEXT)
     if native is not None:
         cursor.cursor.adapters.register_loader("timestamptz", native)

@@ -597,3 +597,17 @@ def test_rows_stream_from_a_cursor_without_hold_on_postgresql(
         assert Observed.seen == [False]
     assert not connection.in_atomic_block
     assert len(urls_of(tmp_path, "sitemap-articles-1.xml")) == 20
+
+
+class NoArticles(ArticleSource):
+    queryset = Article.objects.none()
+
+
+def test_a_section_that_matches_nothing_is_left_out(sources: Sources, tmp_path: Path) -> None:
+    sources(NoArticles, PagesSource)
+    bulk_articles(3)
+    build(tmp_path)
+    assert sorted(name for name in snapshot(tmp_path) if name.endswith(".xml")) == [
+        "sitemap-pages-1.xml",
+        "sitemap.xml",
+    ]

@@ -260,6 +260,7 @@ class Described(Everything):
         Described,
         type("Instances", (Everything,), {"use_instances": True}),
         type("Located", (Everything,), {"location": lambda self, row: "/x/"}),
+        type("Keyed", (Everything,), {"row_key": lambda self, row: row["slug"]}),
     ],
 )
 def test_rows_go_through_the_orm_when_code_of_the_project_reads_them(
@@ -315,3 +316,39 @@ def test_postgresql_reads_timestamptz_with_psycopg_s_own_loader() -> None:
         assert cursor.cursor.adapters.get_loader(oid, pq.Format.TEXT) is not native
         load_timestamptz_natively(connection, cursor)
         assert cursor.cursor.adapters.get_loader(oid, pq.Format.TEXT) is native
+
+
+class Nothing(Everything):
+    queryset = Article.objects.none()
+
+
+def test_a_queryset_that_matches_nothing_has_no_rows(caplog: pytest.LogCaptureFixture) -> None:
+    make_rows()
+    source = Nothing()
+    assert source.raw_columns() is not None
+    assert (list(source.all_rows()), list(source.page_rows(1))) == ([], [])
+    assert entries_and_log(source, caplog) == ([], [])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a psycopg 3 loader")
+def test_a_session_in_another_time_zone_keeps_django_s_loader() -> None:
+    from psycopg import adapters, postgres, pq
+
+    oid = postgres.types["timestamptz"].oid
+    ArticleFactory.create(updated_at=dt.datetime(2024, 3, 31, 0, 30, tzinfo=UTC))
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'Europe/Paris'")
+    try:
+        with connection.chunked_cursor() as cursor:
+            load_timestamptz_natively(connection, cursor)
+            loader = cursor.cursor.adapters.get_loader(oid, pq.Format.TEXT)
+            assert loader is not adapters.get_loader(oid, pq.Format.TEXT)
+        source = LocatedByLastmod()
+        read = RawColumns(source.row_queryset()).reader("updated_at")
+        assert [read(row) for row in source.all_rows()] == list(
+            source.ordered().values_list("updated_at", flat=True)
+        )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET TIME ZONE 'UTC'")
