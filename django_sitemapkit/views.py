@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from itertools import chain
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
 from django.http import (
     Http404,
     HttpRequest,
@@ -113,7 +115,7 @@ def index_as(request: HttpRequest, representation: Representation) -> HttpRespon
     response = built_file(request, INDEX_FILENAME, representation)
     if response is None:
         response = database_index(request, representation)
-    return response
+    return for_server(request, response)
 
 
 def page_as(
@@ -122,7 +124,40 @@ def page_as(
     response = built_file(request, page_filename(section, page), representation)
     if response is None:
         response = database_page(request, representation, section, page)
+    return for_server(request, response)
+
+
+def for_server(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+    """Under ASGI, a streamed body as an asynchronous iterator.
+
+    Django serves a synchronous iterator to an ASGI server by collecting it
+    whole first (and warns): the page would sit in memory, its first byte
+    waiting for the last.
+    """
+    if (
+        isinstance(request, ASGIRequest)
+        and isinstance(response, StreamingHttpResponse)
+        and not response.is_async
+    ):
+        chunks = cast(Iterator[bytes], response.streaming_content)
+        response.streaming_content = asynchronous(chunks)
     return response
+
+
+async def asynchronous(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    """``chunks``, each made in the thread Django runs synchronous code in for this
+    request, where its database connection and the page's cursor live.
+
+    Closing stays with the response: Django closes it, on that same thread,
+    however the stream ends.
+    """
+    step = sync_to_async(next_chunk, thread_sensitive=True)
+    while (chunk := await step(chunks)) is not None:
+        yield chunk
+
+
+def next_chunk(chunks: Iterator[bytes]) -> bytes | None:
+    return next(chunks, None)
 
 
 def built_file(
