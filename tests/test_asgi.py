@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.http import StreamingHttpResponse
 from django.test import AsyncClient, Client, override_settings
 from factories import bulk_articles
-from sitemap_xml import fetch
+from sitemap_xml import fetch, parse_index, parse_urlset
 from testapp.sitemaps import ArticleSource, PagesSource
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,11 @@ def test_asgi_streams_the_bytes_wsgi_sends_asynchronously(
     # filterwarnings = error: Django's "must consume synchronous iterators"
     # warning, and the collecting it announces, would fail the request.
     assert response.is_async
-    assert (status, b"".join(chunks)) == fetch(client, url)[:2]
+    body = b"".join(chunks)
+    assert (status, body) == fetch(client, url)[:2]
+    document = gzip.decompress(body) if url.endswith(".gz") else body
+    parsed = parse_index(document) if url == "/sitemap.xml" else parse_urlset(document)
+    assert parsed  # valid against the official schema, and not empty
 
 
 def test_a_large_page_arrives_in_several_chunks(sources: Sources) -> None:
@@ -58,6 +62,7 @@ def test_a_large_page_arrives_in_several_chunks(sources: Sources) -> None:
     bulk_articles(3_000)
     status, chunks, _ = asgi_get("/sitemap-articles-1.xml")
     assert status == 200
+    assert len(parse_urlset(b"".join(chunks))) == 3_000
     assert len(chunks) > 3
     assert max(map(len, chunks)) < 2 * 64 * 1024
 
@@ -74,3 +79,4 @@ def test_built_files_stream_asynchronously(sources: Sources, tmp_path: Path) -> 
     body = b"".join(chunks)
     assert body == (tmp_path / "sitemap-articles-1.xml.gz").read_bytes()
     assert gzip.decompress(body) == (tmp_path / "sitemap-articles-1.xml").read_bytes()
+    assert len(parse_urlset(gzip.decompress(body))) == 50

@@ -508,6 +508,7 @@ def test_jobs_compress_one_section_on_a_second_thread_with_the_same_result(
     build(tmp_path / "two", jobs=2)
     files = snapshot(tmp_path / "two")
     assert files == snapshot(tmp_path / "one")
+    assert len(urls_of(tmp_path / "two", "sitemap-articles-1.xml")) == 5_000
     # Large enough for the compressing thread to fall behind and catch up.
     assert len(files["sitemap-articles-1.xml"]) > 8 * 64 * 1024
 
@@ -611,3 +612,6 @@ def test_a_section_that_matches_nothing_is_left_out(sources: Sources, tmp_path: 
         "sitemap-pages-1.xml",
         "sitemap.xml",
     ]
+    index = parse_index((tmp_path / "sitemap.xml").read_bytes())
+    assert [loc for loc, _ in index] == [f"{SITE}/sitemap-pages-1.xml"]
+    assert len(urls_of(tmp_path, "sitemap-pages-1.xml")) == 2
