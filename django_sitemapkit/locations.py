@@ -33,6 +33,26 @@ PAGE_FILENAME = re.compile(
 )
 
 
+# RFC 3986 section 2.4: "%" only ever starts a percent-encoding.
+STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def strict_reference(rest: str) -> str:
+    """The path, query and fragment of a URI from ``iri_to_uri()``, with the three
+    characters it keeps that cannot stand where they are percent-encoded.
+
+    ``iri_to_uri()`` leaves ``%`` alone (the text may hold escapes already),
+    and ``[``, ``]`` and ``#`` (they may be delimiters). But by RFC 3986 a
+    ``%`` not followed by two hex digits (section 2.4), a bracket outside an
+    IP literal host (section 3.2.2) and a second ``#`` (section 3.5) make the
+    URI invalid, and the schema's ``xsd:anyURI`` refuses it. Encoded, they
+    mean what the location said.
+    """
+    rest = STRAY_PERCENT.sub("%25", rest).replace("[", "%5B").replace("]", "%5D")
+    before, hash_sign, fragment = rest.partition("#")
+    return before + hash_sign + fragment.replace("#", "%23")
+
+
 def page_filename(section: str, page: int) -> str:
     return f"sitemap-{section}-{page}.xml"
 
@@ -155,7 +175,7 @@ class LocationPolicy:
         except UnicodeError as exc:
             raise InvalidEntry(f"location {location!r} is not valid Unicode") from exc
         if uri.startswith("/") and not uri.startswith("//"):
-            url = self.origin.url + uri
+            url = self.origin.url + strict_reference(uri)
         else:
             url = self._same_origin_url(uri)
         if not url.startswith(self.prefix):
@@ -202,4 +222,4 @@ class LocationPolicy:
             )
         # Rebuild on the canonical origin so case and default ports don't vary.
         rest = uri[len(f"{parts.scheme}://{parts.netloc}") :]
-        return self.origin.url + (rest if rest.startswith("/") else "/" + rest)
+        return self.origin.url + strict_reference(rest if rest.startswith("/") else "/" + rest)

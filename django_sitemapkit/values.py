@@ -56,10 +56,15 @@ def format_priority(value: Any) -> str:
     """A decimal from 0.0 to 1.0, never in exponent form (``xsd:decimal``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         raise InvalidEntry(f"priority {value!r} is not a number")
-    # Written so that NaN fails too.
+    # A Decimal NaN raises on comparison where a float NaN compares false.
+    if isinstance(value, Decimal) and value.is_nan():
+        raise InvalidEntry(f"priority {value!r} is not a number")
+    # Written so that a float NaN fails too.
     if not 0 <= value <= 1:
         raise InvalidEntry(f"priority {value!r} is outside 0.0 to 1.0")
-    text = f"{float(value):.3f}".rstrip("0")
+    # "+ 0.0" turns -0.0 (which passes the test above) into 0.0: "-0.0" is a
+    # valid xsd:decimal, but a sign no reader expects in a priority.
+    text = f"{float(value) + 0.0:.3f}".rstrip("0")
     return text + "0" if text.endswith(".") else text
 
 

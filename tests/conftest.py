@@ -1,12 +1,22 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 
 import pytest
+from hypothesis import settings
 
 import django_sitemapkit
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
+
+# The property tests (test_properties.py): tox runs them with a fixed seed
+# ("ci"), so a run can be repeated; "thorough" tries twenty times as many
+# examples, for a developer hunting for new ones.
+settings.register_profile("default", max_examples=100)
+settings.register_profile("ci", max_examples=100, derandomize=True, database=None)
+settings.register_profile("thorough", max_examples=2_000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def pytest_report_header() -> str:

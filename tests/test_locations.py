@@ -76,6 +76,13 @@ def test_origin_from_bad_settings_names_setting_and_fix() -> None:
         ("https://www.example.com/x", "https://www.example.com/x"),
         ("HTTPS://WWW.EXAMPLE.COM:443/x", "https://www.example.com/x"),
         ("/" + "a" * 2_023, "https://www.example.com/" + "a" * 2_023),
+        # Found by the property tests: kept as they were, these made the
+        # document invalid (RFC 3986 sections 2.4, 3.2.2 and 3.5).
+        ("/[a]/", "https://www.example.com/%5Ba%5D/"),
+        ("/100%/?q=%zz&r=%4", "https://www.example.com/100%25/?q=%25zz&r=%254"),
+        ("/a#b#c", "https://www.example.com/a#b%23c"),
+        ("https://www.example.com/[x]#y#z", "https://www.example.com/%5Bx%5D#y%23z"),
+        ("https://www.example.com?q", "https://www.example.com/?q"),
     ],
 )
 def test_absolute_locations(location: str, expected: str) -> None:

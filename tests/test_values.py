@@ -101,6 +101,8 @@ def test_changefreq_rejects(value: object) -> None:
         (Decimal("0.50"), "0.5"),
         (1e-5, "0.0"),
         (0.99999, "1.0"),
+        (-0.0, "0.0"),  # found by the property tests: it was written "-0.0"
+        (Decimal("-0"), "0.0"),
     ],
 )
 def test_format_priority(value: float, expected: str) -> None:
@@ -115,6 +117,10 @@ def test_format_priority(value: float, expected: str) -> None:
         (math.nan, "priority nan is outside 0.0 to 1.0"),
         (True, "priority True is not a number"),
         ("0.5", "priority '0.5' is not a number"),
+        # Found by the property tests: comparing a Decimal NaN raised
+        # InvalidOperation, and the page failed with a 500.
+        (Decimal("NaN"), "priority Decimal('NaN') is not a number"),
+        (Decimal("-sNaN"), "priority Decimal('-sNaN') is not a number"),
     ],
 )
 def test_format_priority_rejects(value: object, message: str) -> None:

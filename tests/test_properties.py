@@ -1,0 +1,554 @@
+"""Whatever the rows hold, every document is valid and holds exactly the valid entries.
+
+Hypothesis generates rows with arbitrary values in every field that reaches
+the output, stored in the database (read by the declarative, raw-row path)
+or returned by per-row methods (any Python value: surrogates, controls,
+foreign hosts, naive and aware datetimes from year 1 to 9999, NaN...). For
+each data set the pages and the index are served by the views and written by
+``build_sitemaps``; each document must validate against the official schema,
+and be read back, by lxml and by a real consumer (ultimate-sitemap-parser),
+to exactly the entries the oracle below calls valid. Every other row must be
+skipped with a warning naming its source and primary key, or raise in strict
+mode.
+
+The oracle is written from the protocol, not from the package: locations by
+Django's own ``reverse()``, dates by ``zoneinfo``, numbers by ``Decimal``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import unquote, urlsplit
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.test import Client, override_settings
+from django.urls import NoReverseMatch, reverse
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from sitemap_xml import Url, fetch, parse_index, parse_urlset
+from testapp.models import Article
+from usp.tree import sitemap_from_str
+
+from django_sitemapkit import Field, InvalidEntry, SitemapSource
+
+pytestmark = pytest.mark.django_db
+SITE = "https://www.example.com"
+UTC = dt.timezone.utc
+PROJECT_ZONE = ZoneInfo("Europe/Paris")  # TIME_ZONE of tests/settings.py
+CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+Sources = Callable[..., None]
+UNKNOWN = object()  # the oracle does not say whether such a location is valid
+
+# Each example makes a few rows and a few requests against a real database:
+# no deadline, and a function-scoped fixture (the database) is fine because
+# every example runs in a savepoint of its own (see ``fresh_rows``).
+PROPERTY = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+# -- strategies --------------------------------------------------------------------------
+
+# Text a database column can hold: no lone surrogate (neither driver encodes
+# one), and no NUL on PostgreSQL, whose text types refuse it.
+STORABLE = st.characters(
+    exclude_categories=["Cs"],
+    exclude_characters="\x00" if connection.vendor == "postgresql" else "",
+)
+# What a method may return: any code point, lone surrogates included.
+ANY_TEXT = st.text(st.characters(), max_size=40)
+# The characters XML 1.0 forbids or discourages, all of which must be escaped
+# or refused: C0 and C1 controls, DEL, the non-characters U+FFFE and U+FFFF.
+HOSTILE_CHARS = st.sampled_from(
+    [chr(c) for c in [*range(1, 32), 0x7F, *range(0x80, 0xA0), 0xFFFE, 0xFFFF]]
+    + ["&", "<", ">", '"', "'", "]]>", "%", "%2F", "/", "..", "\u202e", "\U0001f600"]
+)
+
+
+def long_text(alphabet: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Strings around the protocol's 2,048-character limit."""
+    return st.builds(lambda c, n: c * n, alphabet, st.integers(1_000, 2_100))
+
+
+STORED_SLUG = st.one_of(
+    st.none(),
+    st.text(STORABLE, max_size=30),
+    st.lists(HOSTILE_CHARS, max_size=8).map("".join),
+    long_text(STORABLE.filter(lambda c: c != "/")),
+)
+# Every instant from year 1 to 9999, in UTC as the database returns it
+# (with USE_TZ, a naive value cannot be saved at all).
+STORED_DATETIME = st.one_of(
+    st.none(),
+    st.datetimes(
+        min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30), timezones=st.just(UTC)
+    ),
+)
+STORED_CHANGEFREQ = st.one_of(
+    st.none(),
+    st.sampled_from(CHANGEFREQS),
+    st.sampled_from(["Weekly", " daily", "weekly\n", "sometimes", ""]),
+    st.text(STORABLE, max_size=20),
+)
+STORED_PRIORITY = st.one_of(
+    st.none(),
+    st.floats(0, 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+
+SAFE_PATH = st.from_regex(r"/[a-z0-9][a-z0-9/-]{0,30}", fullmatch=True)
+# Locations a method could return that name another host, or no host, or
+# smuggle one in: every one must be refused (the single-host rule).
+FOREIGN_LOCATION = st.sampled_from(
+    [
+        "//evil.example/x",
+        "https://evil.example/",
+        "http://www.example.com/",  # another scheme
+        "https://www.example.com:8443/",  # another port
+        "https://www.example.com@evil.example/",
+        "https://user:pw@www.example.com/",
+        "https://www.example.com.evil.example/",
+        "https:evil.example/x",
+        "\\\\evil.example\\x",
+        "javascript:alert(1)",
+        "relative/path",
+        "",
+    ]
+)
+LOCATION = st.one_of(
+    st.tuples(st.just("safe"), SAFE_PATH),
+    st.tuples(st.just("foreign"), FOREIGN_LOCATION),
+    st.tuples(st.just("any"), ANY_TEXT),
+    st.tuples(st.just("any"), st.lists(HOSTILE_CHARS, max_size=8).map(lambda p: "/" + "".join(p))),
+    st.tuples(st.just("any"), long_text(st.sampled_from("a/é%&\x01"))),
+)
+ANY_LASTMOD = st.one_of(
+    st.none(),
+    st.datetimes(),  # naive: read in the project's time zone
+    st.datetimes(timezones=st.timezones()),
+    st.dates(),
+    st.text(max_size=30),
+    st.integers(),
+    st.floats(),
+)
+ANY_CHANGEFREQ = st.one_of(st.none(), st.sampled_from(CHANGEFREQS), ANY_TEXT, st.integers())
+ANY_PRIORITY = st.one_of(
+    st.none(),
+    st.floats(0, 1),
+    st.floats(),
+    st.decimals(),
+    st.integers(-2, 2),
+    st.booleans(),
+    st.text(max_size=5),
+)
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    slug: str | None
+    updated_at: dt.datetime | None
+    changefreq: str | None
+    priority: float | None
+
+
+@dataclass(frozen=True)
+class MethodRow:
+    location: tuple[str, str]  # (kind, text)
+    lastmod: Any
+    changefreq: Any
+    priority: Any
+
+
+STORED_ROWS = st.lists(
+    st.builds(StoredRow, STORED_SLUG, STORED_DATETIME, STORED_CHANGEFREQ, STORED_PRIORITY),
+    min_size=1,
+    max_size=8,
+)
+METHOD_ROWS = st.lists(
+    st.builds(MethodRow, LOCATION, ANY_LASTMOD, ANY_CHANGEFREQ, ANY_PRIORITY),
+    min_size=1,
+    max_size=8,
+)
+
+
+# -- the sources under test --------------------------------------------------------------
+
+
+class Declared(SitemapSource):
+    """Every value from a column: rows are read raw from the cursor."""
+
+    name = "declared"
+    queryset = Article.objects.filter(title="declared")
+    url_name = "article-detail"
+    url_kwargs = {"slug": "slug"}
+    lastmod = "updated_at"
+    changefreq = Field("changefreq")
+    priority = Field("priority")
+
+
+class Computed(SitemapSource):
+    """Every value from a method, which may return anything at all."""
+
+    name = "computed"
+    queryset = Article.objects.filter(title="computed")
+    generated: ClassVar[dict[int, MethodRow]] = {}
+
+    def location(self, row: Any) -> str:
+        text: str = self.generated[row["pk"]].location[1]
+        return text
+
+    def lastmod(self, row: Any) -> Any:
+        return self.generated[row["pk"]].lastmod
+
+    def changefreq(self, row: Any) -> Any:
+        return self.generated[row["pk"]].changefreq
+
+    def priority(self, row: Any) -> Any:
+        return self.generated[row["pk"]].priority
+
+
+# -- the oracle --------------------------------------------------------------------------
+
+
+class Invalid(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Expected:
+    pk: int
+    loc: object  # the exact <loc>, None for a row that must be skipped, or UNKNOWN
+    lastmod: dt.date | None
+    changefreq: str | None
+    priority: Decimal | None
+    valid_values: bool  # lastmod, changefreq and priority are all acceptable
+
+
+def expected_lastmod(value: Any) -> dt.date | None:
+    """The instant a lastmod stands for, in UTC to the second, or ``Invalid``."""
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            value = value.replace(tzinfo=PROJECT_ZONE)  # as timezone.make_aware() reads it
+        try:
+            instant: dt.datetime = value.astimezone(UTC).replace(microsecond=0)
+            return instant
+        except (OverflowError, ValueError) as exc:
+            raise Invalid from exc
+    if isinstance(value, dt.date):
+        return value
+    raise Invalid
+
+
+def expected_changefreq(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value in CHANGEFREQS:
+        return value
+    raise Invalid
+
+
+def expected_priority(value: Any) -> Decimal | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise Invalid
+    try:
+        number = Decimal(value)
+        if not Decimal(0) <= number <= Decimal(1):
+            raise Invalid
+    except InvalidOperation as exc:  # NaN
+        raise Invalid from exc
+    return number
+
+
+def expectation(pk: int, loc: object, lastmod: Any, changefreq: Any, priority: Any) -> Expected:
+    try:
+        values = (
+            expected_lastmod(lastmod),
+            expected_changefreq(changefreq),
+            expected_priority(priority),
+        )
+    except Invalid:
+        return Expected(pk, loc, None, None, None, False)
+    return Expected(pk, loc, *values, True)
+
+
+def declared_location(slug: str | None) -> str | None:
+    if slug is None:
+        return None
+    try:
+        url = SITE + reverse("article-detail", kwargs={"slug": slug})
+    except NoReverseMatch:
+        return None
+    # sitemaps.org: a location "must be less than 2,048 characters".
+    return url if len(url) < 2048 else None
+
+
+def computed_location(kind: str, text: str) -> object:
+    if kind == "safe":
+        return SITE + text
+    if kind == "foreign":
+        return None
+    return UNKNOWN
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+@contextmanager
+def fresh_rows() -> Iterator[None]:
+    """One example's rows, rolled back after it, so the next example starts empty."""
+    with transaction.atomic():
+        yield
+        transaction.set_rollback(True)
+
+
+def store_declared(rows: list[StoredRow]) -> list[Expected]:
+    created = Article.objects.bulk_create(Article(title="declared", **vars(row)) for row in rows)
+    pks = [article.pk for article in created]
+    expected = []
+    # The oracle reads what the database kept (SQLite stores NaN as NULL, say).
+    stored = Article.objects.filter(pk__in=pks).order_by("pk")
+    for article in stored:
+        loc = declared_location(article.slug)
+        expected.append(
+            expectation(article.pk, loc, article.updated_at, article.changefreq, article.priority)
+        )
+    return expected
+
+
+def store_computed(rows: list[MethodRow]) -> list[Expected]:
+    created = Article.objects.bulk_create(
+        Article(title="computed", slug=f"c{n}") for n in range(len(rows))
+    )
+    Computed.generated = {article.pk: row for article, row in zip(created, rows, strict=True)}
+    return [
+        expectation(
+            article.pk, computed_location(*row.location), row.lastmod, row.changefreq, row.priority
+        )
+        for article, row in zip(created, rows, strict=True)
+    ]
+
+
+W3C_DATETIME = re.compile(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d\+00:00)?")
+
+
+def lastmod_instant(text: str) -> dt.date:
+    assert W3C_DATETIME.fullmatch(text), text
+    if "T" in text:
+        return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S+00:00").replace(tzinfo=UTC)
+    return dt.date.fromisoformat(text)
+
+
+def check_entry(url: Url, expected: Expected) -> None:
+    """``url`` is what ``expected`` says, value by value."""
+    assert expected.valid_values, (url, expected)
+    if expected.loc is not UNKNOWN:
+        assert url.loc == expected.loc
+    assert (None if url.lastmod is None else lastmod_instant(url.lastmod)) == expected.lastmod
+    assert url.changefreq == expected.changefreq
+    if expected.priority is None:
+        assert url.priority is None
+    else:
+        assert url.priority is not None
+        # Written to three decimals, rounded.
+        assert abs(Decimal(url.priority) - expected.priority) <= Decimal("0.0005")
+        assert not url.priority.startswith("-")
+
+
+def check_single_host(loc: str) -> None:
+    parts = urlsplit(loc)
+    assert (parts.scheme, parts.netloc) == ("https", "www.example.com"), loc
+    assert loc.isascii(), loc
+    assert len(loc) < 2048, loc
+    assert parts.username is None
+    assert parts.password is None
+
+
+def skipped_pks(records: list[logging.LogRecord], source: str) -> list[int]:
+    pattern = re.compile(rf"Skipped pk=(\d+) of source '{source}': .+\.")
+    found = []
+    for record in records:
+        match = pattern.fullmatch(record.getMessage())
+        if match and record.name == "django_sitemapkit":
+            assert record.levelno == logging.WARNING
+            found.append(int(match[1]))
+    return found
+
+
+def check_document(urls: list[Url], expected: list[Expected], skipped: list[int]) -> None:
+    """The entries are exactly the rows not skipped, in order, each as the oracle says."""
+    by_pk = {e.pk: e for e in expected}
+    assert len(set(skipped)) == len(skipped), skipped
+    assert set(skipped) <= set(by_pk)
+    kept = [e for e in expected if e.pk not in skipped]
+    assert len(urls) == len(kept), (urls, kept, skipped)
+    for url, entry in zip(urls, kept, strict=True):
+        check_single_host(url.loc)
+        check_entry(url, entry)
+    for pk in skipped:
+        entry = by_pk[pk]
+        # A row the oracle calls valid is never skipped.
+        assert entry.loc is None or entry.loc is UNKNOWN or not entry.valid_values, entry
+
+
+def consumer_reads(body: bytes) -> list[tuple[str, str | None]]:
+    """(loc, changefreq) as ultimate-sitemap-parser reads the document.
+
+    It keeps the first of entries with the same location; compare with
+    ``distinct()``.
+    """
+    parsed = sitemap_from_str(body.decode("utf-8"))
+    return [
+        (page.url, None if page.change_frequency is None else page.change_frequency.value)
+        for page in parsed.all_pages()
+    ]
+
+
+def distinct(urls: list[Url]) -> list[tuple[str, str | None]]:
+    first: dict[str, str | None] = {}
+    for url in urls:
+        first.setdefault(url.loc, url.changefreq)
+    return list(first.items())
+
+
+def served_urls(client: Client, section: str) -> tuple[bytes, list[Url]]:
+    status, body, _ = fetch(client, f"/sitemap-{section}-1.xml")
+    if status == 404:
+        return body, []
+    assert status == 200, body[:300]
+    return body, parse_urlset(body)
+
+
+def check_served(
+    client: Client, section: str, expected: list[Expected], caplog: pytest.LogCaptureFixture
+) -> list[Url]:
+    caplog.clear()
+    body, urls = served_urls(client, section)
+    check_document(urls, expected, skipped_pks(caplog.records, section))
+    if urls:
+        assert consumer_reads(body) == distinct(urls)
+    return urls
+
+
+def check_index(client: Client, sections: dict[str, list[Url]]) -> None:
+    """The index lists a page for every section with rows: it is made from counts,
+    without reading the rows, so a page whose rows are all invalid is listed (and
+    answers 404)."""
+    status, body, _ = fetch(client, "/sitemap.xml")
+    listed = list(sections)
+    assert status == 200
+    index = parse_index(body)
+    assert [loc for loc, _ in index] == [f"{SITE}/sitemap-{name}-1.xml" for name in listed]
+    for (_, lastmod), name in zip(index, listed, strict=True):
+        # The index's lastmod is a page's newest; each is one of its entries'.
+        lastmods = [lastmod_instant(url.lastmod) for url in sections[name] if url.lastmod]
+        if lastmod is not None and lastmods:
+            assert lastmod_instant(lastmod) >= max(lastmods)
+    consumer = sitemap_from_str(body.decode("utf-8"))
+    assert [sub.url for sub in consumer.sub_sitemaps] == [loc for loc, _ in index]
+
+
+def built_urls(directory: Path) -> dict[str, list[Url]]:
+    found: dict[str, list[Url]] = {}
+    for path in sorted(directory.glob("sitemap-*.xml")):
+        section = path.name.split("-")[1]
+        body = path.read_bytes()
+        urls = parse_urlset(body)
+        assert consumer_reads(body) == distinct(urls)
+        found.setdefault(section, []).extend(urls)
+    if (directory / "sitemap.xml").exists():
+        parse_index((directory / "sitemap.xml").read_bytes())
+    return found
+
+
+# -- properties --------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(stored=STORED_ROWS, computed=METHOD_ROWS)
+@example(  # found by Hypothesis: a method's Decimal('NaN') priority was a 500
+    stored=[StoredRow("a", None, None, None)],
+    computed=[MethodRow(("safe", "/a"), None, None, Decimal("NaN"))],
+)
+@example(  # found by Hypothesis: -0.0 was written as "-0.0"
+    stored=[StoredRow("a", None, None, -0.0)],
+    computed=[MethodRow(("safe", "/a"), None, None, -0.0)],
+)
+def test_any_rows_give_valid_documents_of_exactly_the_valid_entries(
+    client: Client,
+    sources: Sources,
+    caplog: pytest.LogCaptureFixture,
+    stored: list[StoredRow],
+    computed: list[MethodRow],
+) -> None:
+    sources(Declared, Computed)
+    caplog.set_level(logging.WARNING, logger="django_sitemapkit")
+    with fresh_rows():
+        expected = {"declared": store_declared(stored), "computed": store_computed(computed)}
+        served = {name: check_served(client, name, rows, caplog) for name, rows in expected.items()}
+        check_index(client, served)
+        with tempfile.TemporaryDirectory() as output:
+            call_command("build_sitemaps", output=output, verbosity=0)
+            built = built_urls(Path(output))
+    # The build writes the very entries the views serve.
+    assert {name: urls for name, urls in served.items() if urls} == built
+
+
+@PROPERTY
+@given(computed=METHOD_ROWS)
+def test_strict_mode_raises_at_the_first_invalid_row(
+    client: Client, sources: Sources, computed: list[MethodRow]
+) -> None:
+    sources(Computed)
+    with fresh_rows(), override_settings(SITEMAPKIT_STRICT=True):
+        expected = store_computed(computed)
+        surely_invalid = [
+            e for e in expected if e.loc is None or (e.loc is not UNKNOWN and not e.valid_values)
+        ]
+        urls, error = strict_outcome(client)
+    if error is None:
+        assert not surely_invalid
+        assert len(urls) == len(expected)
+    else:
+        match = re.match(r"Skipped pk=(\d+) of source 'computed': ", error)
+        assert match, error
+        # No row before the one named is one the oracle calls invalid.
+        assert all(e.pk >= int(match[1]) for e in surely_invalid)
+
+
+def strict_outcome(client: Client) -> tuple[list[Url], str | None]:
+    try:
+        return served_urls(client, "computed")[1], None
+    except InvalidEntry as exc:
+        return [], str(exc)
+
+
+@PROPERTY
+@given(location=ANY_TEXT)
+def test_an_accepted_location_decodes_back_to_what_the_method_returned(
+    client: Client, sources: Sources, location: str
+) -> None:
+    sources(Computed)
+    with fresh_rows():
+        store_computed([MethodRow(("any", "/" + location), None, None, None)])
+        _, urls = served_urls(client, "computed")
+    for url in urls:
+        check_single_host(url.loc)
+        # RFC 3987 section 3.1: percent-encoding the UTF-8 bytes loses nothing.
+        assert unquote(url.loc.removeprefix(SITE)) == unquote("/" + location)
