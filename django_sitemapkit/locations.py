@@ -208,7 +208,10 @@ class LocationPolicy:
         return self.absolute(path)
 
     def _same_origin_url(self, uri: str) -> str:
-        parts = urlsplit(uri)
+        try:
+            parts = urlsplit(uri)
+        except ValueError as exc:  # an unclosed "[" of an IPv6 host, say
+            raise InvalidEntry(f"location {uri!r} is not a valid URL ({exc})") from exc
         if not parts.scheme or not parts.netloc:
             raise InvalidEntry(f"location {uri!r} is relative; return a path starting with '/'")
         try:

@@ -124,6 +124,9 @@ def test_absolute_locations(location: str, expected: str) -> None:
             "location 'https://www.example.com:x/' has an invalid port",
         ),
         ("/\ud800/", "location '/\\ud800/' is not valid Unicode"),
+        # Found by the property tests: urlsplit() raised, and the page was a 500.
+        ("//[", "location '//[' is not a valid URL (Invalid IPv6 URL)"),
+        ("https://[::1/x", "location 'https://[::1/x' is not a valid URL (Invalid IPv6 URL)"),
         (
             "/" + "a" * 2_024,
             "location of 2,048 characters is too long (the protocol requires fewer than "
