@@ -11,6 +11,7 @@ from typing import NamedTuple, cast
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
+from django.db import DatabaseError
 from django.http import (
     Http404,
     HttpRequest,
@@ -39,6 +40,8 @@ from django_sitemapkit.sources import BaseSource, LastmodValue, PageStats
 from django_sitemapkit.values import http_timestamp
 
 logger = logging.getLogger("django_sitemapkit")
+#: Seconds a crawler is asked to wait after a 503 (RFC 9110 section 10.2.3).
+RETRY_AFTER = 120
 
 
 class Representation(NamedTuple):
@@ -114,7 +117,10 @@ def page_gz(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
 def index_as(request: HttpRequest, representation: Representation) -> HttpResponseBase:
     response = built_file(request, INDEX_FILENAME, representation)
     if response is None:
-        response = database_index(request, representation)
+        try:
+            response = database_index(request, representation)
+        except DatabaseError:
+            response = unavailable(request, "The sitemap index")
     return for_server(request, response)
 
 
@@ -123,8 +129,26 @@ def page_as(
 ) -> HttpResponseBase:
     response = built_file(request, page_filename(section, page), representation)
     if response is None:
-        response = database_page(request, representation, section, page)
+        try:
+            response = database_page(request, representation, section, page)
+        except DatabaseError:
+            response = unavailable(request, f"Page {page} of sitemap source {section!r}")
     return for_server(request, response)
+
+
+def unavailable(request: HttpRequest, document: str) -> HttpResponse:
+    """A 503 for a database that failed before the first byte: a crawler retries
+    later (RFC 9110 section 15.6.4), where a 500 would read as a broken site."""
+    logger.exception(
+        "%s could not be read from the database; it is answered with 503 and Retry-After.",
+        document,
+    )
+    return HttpResponse(
+        b"" if request.method == "HEAD" else b"The sitemap is unavailable; try again later.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": str(RETRY_AFTER)},
+    )
 
 
 def for_server(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
@@ -278,6 +302,21 @@ def checked_urlset(
     encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=conf.MAX_BYTES)
     try:
         yield from encoder.stream(chain([first], rest))
+    except Exception as exc:
+        # Headers and part of the body are sent: no status can say it now. The
+        # encoder writes no closing tag after an error, and the server closes
+        # the connection (without the last chunk of a chunked body), so the
+        # client sees a truncated document, never a short but complete one.
+        logger.exception(
+            "Page %s of sitemap source %r failed after %s URLs (%s: %s); the response "
+            "ends there, without its closing tag.",
+            page,
+            source.name,
+            f"{encoder.count:,}",
+            type(exc).__name__,
+            exc,
+        )
+        raise
     finally:
         # Release the rows (and their cursor) now, even if the client left.
         rest.close()

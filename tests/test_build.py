@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import gzip
+import os
 import resource
 import signal
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -14,9 +16,10 @@ from typing import Any, ClassVar
 import pytest
 from django.core.files.storage import storages
 from django.core.management import CommandError, call_command
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, close_old_connections, connection
 from django.test import Client, override_settings
 from factories import ArticleFactory, bulk_articles
+from faults import break_connection
 from sitemap_xml import Url, fetch, parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
@@ -380,6 +383,89 @@ def test_a_full_disk_leaves_the_previous_set(
     assert "OSError: [Errno 27] File too large" in str(raised.value)
     assert snapshot(tmp_path) == previous_build
     assert hidden(tmp_path) == [".sitemapkit.lock"]
+
+
+class BrokenMidway(ArticleSource):
+    """The database itself fails after 150 rows (see faults.py)."""
+
+    def all_rows(self) -> Iterator[Any]:
+        for number, row in enumerate(super().all_rows()):
+            if number == 150:
+                break_connection(self.database())
+            yield row
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(SITEMAPKIT_CHUNK_SIZE=100)
+def test_a_real_database_failure_part_way_leaves_the_previous_set(
+    sources: Sources, tmp_path: Path, previous_build: dict[str, bytes]
+) -> None:
+    sources(BrokenMidway)
+    with pytest.raises(CommandError) as raised:
+        build(tmp_path)
+    message = str(raised.value)
+    assert message.startswith("Section 'articles' failed after 200 rows: OperationalError: ")
+    assert message.endswith(f"Nothing was published: the files in {tmp_path} are as they were.")
+    assert snapshot(tmp_path) == previous_build
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+    # Nothing is left broken: with the failed connection dropped (as Django
+    # does at the end of a request), the next build publishes every row.
+    close_old_connections()
+    sources(ArticleSource)
+    build(tmp_path)
+    assert len(urls_of(tmp_path, "sitemap-articles-1.xml")) == 320
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KiB tmpfs: a disk that really fills up (ENOSPC), and can be made read-only."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (the RLIMIT_FSIZE test covers a full disk)")
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "--lazy", str(mount_point)], check=True)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_disk_that_fills_up_leaves_the_previous_set(
+    sources: Sources, small_disk: Path, jobs: int
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(20)
+    build(small_disk)
+    before = snapshot(small_disk)
+    bulk_articles(5_000)  # about 750 KiB of XML: more than the disk holds
+    with pytest.raises(CommandError) as raised:
+        build(small_disk, jobs=jobs)
+    assert str(raised.value).startswith("Section 'articles' failed after ")
+    assert "[Errno 28] No space left on device" in str(raised.value)
+    assert snapshot(small_disk) == before
+    assert hidden(small_disk) == [".sitemapkit.lock"]
+
+
+def test_a_read_only_directory_leaves_the_previous_set(sources: Sources, small_disk: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(20)
+    build(small_disk)
+    before = snapshot(small_disk)
+    bulk_articles(5)
+    # Read-only for root too, unlike permission bits.
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    with pytest.raises(CommandError) as raised:
+        build(small_disk)
+    assert str(raised.value) == f"Cannot write to {small_disk}: Read-only file system."
+    assert snapshot(small_disk) == before
 
 
 def test_an_output_that_cannot_be_a_directory_fails_clearly(

@@ -3,14 +3,18 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import logging
+import re
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, close_old_connections, connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 from factories import ArticleFactory, CategoryFactory, bulk_articles
+from faults import break_connection, unreadable_articles
+from lxml import etree
 from sitemap_xml import Url, fetch, parse_index, parse_urlset, streamed
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
@@ -759,3 +763,73 @@ def test_a_response_closed_before_its_first_chunk_releases_the_rows(
     assert RecordsRelease.released == []  # the first row is read, the cursor open
     response.close()  # what a WSGI server does when the client has gone
     assert RecordsRelease.released == ["page 1"]
+
+
+# -- database faults ---------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("path", ["/sitemap-articles-1.xml", "/sitemap-articles-1.xml.gz"])
+@override_settings(SITEMAPKIT_CHUNK_SIZE=100)
+def test_a_database_failure_mid_page_ends_the_response_without_a_closing_tag(
+    client: Client, caplog: pytest.LogCaptureFixture, path: str
+) -> None:
+    bulk_articles(3_000)
+    response = client.get(path)
+    chunks = iter(response.streaming_content)  # type: ignore[attr-defined]
+    received = next(chunks)
+    break_connection()
+    with pytest.raises(DatabaseError):
+        for chunk in chunks:
+            received += chunk
+    if path.endswith(".gz"):
+        # zlib holds back most of what it was given: the client may have only
+        # the gzip header, but never the trailer that would mark the end.
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        assert b"</urlset>" not in decompressor.decompress(received)
+        assert not decompressor.eof
+    else:
+        assert received.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset')
+        assert received.count(b"<url>") >= 300
+        assert b"</urlset>" not in received
+        with pytest.raises(etree.XMLSyntaxError):
+            etree.fromstring(received)
+    [record] = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert record.levelno == logging.ERROR
+    assert record.exc_info is not None
+    assert re.fullmatch(
+        r"Page 1 of sitemap source 'articles' failed after [0-9,]+ URLs \(OperationalError: "
+        r".+\); the response ends there, without its closing tag\.",
+        record.getMessage(),
+        re.DOTALL,
+    ), record.getMessage()
+    # What a server does when a request ends: a broken connection is dropped,
+    # so the next request opens a new one and gets the whole page.
+    close_old_connections()
+    status, body, _ = fetch(client, path)
+    assert status == 200
+    if path.endswith(".gz"):
+        body = gzip.decompress(body)
+    assert len(parse_urlset(body)) == 3_000
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("method", ["get", "head"])
+def test_a_database_failure_before_the_first_byte_is_a_503(
+    client: Client, caplog: pytest.LogCaptureFixture, method: str
+) -> None:
+    ArticleFactory.create(slug="a")
+    with unreadable_articles():
+        response = getattr(client, method)("/sitemap-articles-1.xml")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "120"
+    assert response.content == (
+        b"" if method == "head" else b"The sitemap is unavailable; try again later.\n"
+    )
+    [record] = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert record.getMessage() == (
+        "Page 1 of sitemap source 'articles' could not be read from the database; it is "
+        "answered with 503 and Retry-After."
+    )
+    close_old_connections()
+    assert fetch(client, "/sitemap-articles-1.xml")[0] == 200
