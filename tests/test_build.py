@@ -7,8 +7,11 @@ import fcntl
 import gzip
 import os
 import resource
+import select
 import signal
 import subprocess
+import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,7 +19,7 @@ from typing import Any, ClassVar
 import pytest
 from django.core.files.storage import storages
 from django.core.management import CommandError, call_command
-from django.db import DatabaseError, close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection, connections
 from django.test import Client, override_settings
 from factories import ArticleFactory, bulk_articles
 from faults import break_connection
@@ -504,6 +507,72 @@ def test_a_second_build_refuses_while_one_holds_the_lock(
         "this one again."
     )
     assert snapshot(tmp_path) == previous_build
+
+
+class PausedMidway(ArticleSource):
+    """Says so on ``ready`` (a pipe) once 150 rows are read, then waits to be killed."""
+
+    ready: ClassVar[int] = -1
+
+    def all_rows(self) -> Iterator[Any]:
+        for number, row in enumerate(super().all_rows()):
+            if number == 150:
+                os.write(self.ready, b"!")
+                time.sleep(120)
+            yield row
+
+
+def fork_build(output: Path) -> tuple[int, int]:
+    """A build in a child process; returns its pid and the pipe it reports on."""
+    read_end, write_end = os.pipe()
+    PausedMidway.ready = write_end
+    # The child opens connections of its own (an in-memory SQLite database is
+    # copied with the rest of its memory).
+    connections.close_all()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns about fork() in a process with threads: the child
+        # only builds and exits, and uses none of them.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            build(output)
+        finally:
+            os._exit(1)
+    os.close(write_end)
+    return pid, read_end
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(SITEMAPKIT_CHUNK_SIZE=50)
+def test_a_build_killed_mid_way_leaves_the_previous_set_and_no_file_taken_for_complete(
+    client: Client, sources: Sources, tmp_path: Path, previous_build: dict[str, bytes]
+) -> None:
+    sources(PausedMidway)
+    pid, ready = fork_build(tmp_path)
+    try:
+        assert select.select([ready], [], [], 60)[0], "the build never reached row 150"
+        staged = [name for name in hidden(tmp_path) if name.endswith(".tmp")]
+        assert staged  # the kill lands in the middle of writing a file
+        # Two builds never interleave: the second one is refused while the first runs.
+        with pytest.raises(CommandError) as raised:
+            build(tmp_path)
+        assert str(raised.value).startswith("Another build_sitemaps is writing to ")
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(ready)
+    assert snapshot(tmp_path) == previous_build
+    # What the killed build left is dot-named: never listed, served or published.
+    assert all(name.startswith(".sitemap-") for name in staged)
+    with override_settings(SITEMAPKIT_SERVE="files", SITEMAPKIT_OUTPUT_DIR=str(tmp_path)):
+        for name, content in previous_build.items():
+            assert fetch(client, f"/{name}")[1] == content
+    # The kernel released the dead build's lock; the next build cleans up.
+    sources(ArticleSource)
+    build(tmp_path)
+    assert hidden(tmp_path) == [".sitemapkit.lock"]
+    assert len(urls_of(tmp_path, "sitemap-articles-1.xml")) == 320
 
 
 def test_staged_files_of_a_build_that_died_are_cleaned_up(sources: Sources, tmp_path: Path) -> None:
