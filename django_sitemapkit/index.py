@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoder import Entry
+from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import GZIP_SUFFIX, Origin, page_path
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource, LastmodValue
@@ -31,10 +32,21 @@ def index_entries(pages: list[IndexedPage], origin: Origin) -> list[Entry]:
     return [
         Entry(
             origin.url + page_path(item.source.name, item.page) + suffix,
-            None if item.lastmod is None else format_lastmod(item.lastmod),
+            index_lastmod(item.lastmod),
         )
         for item in pages
     ]
+
+
+def index_lastmod(value: LastmodValue | None) -> str | None:
+    """A page's newest lastmod, left out if it cannot be written (the entry that
+    holds it is skipped from the page itself, for the same reason)."""
+    if value is None:
+        return None
+    try:
+        return format_lastmod(value)
+    except InvalidEntry:
+        return None
 
 
 def newest(pages: list[IndexedPage]) -> LastmodValue | None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
@@ -401,8 +402,12 @@ class SitemapSource(BaseSource):
 
     def page_lastmods(self) -> Iterator[LastmodValue | None]:
         key = self.key()
-        if key is None or self.field_path("lastmod") is None:
+        path = self.field_path("lastmod")
+        if path is None:
             yield from super().page_lastmods()
+            return
+        if key is None:
+            yield from self.scanned_page_lastmods(path)
             return
         # Each page starts where the previous one ended, so the whole index
         # reads every key once, where seeking each page from the top would
@@ -417,6 +422,18 @@ class SitemapSource(BaseSource):
             if stats["count"] < size:
                 return
             rows = self.ordered().filter(self.after_page(key, rows, stats.get("edge")))
+
+    def scanned_page_lastmods(self, path: str) -> Iterator[LastmodValue | None]:
+        """Each page's newest lastmod from one ordered read of the lastmod column.
+
+        Without a key, an aggregate per page would skip the rows of every page
+        before it by OFFSET: N pages would read N²/2 pages of rows, and one
+        request for the index could keep the database busy for a minute.
+        """
+        values = self.ordered().values_list(path, flat=True).iterator(chunk_size=conf.CHUNK_SIZE)
+        size = self.page_size()
+        while page := list(islice(values, size)):
+            yield newest_lastmod(page)
 
     def after_page(self, key: list[KeyColumn], page: models.QuerySet[Any], edge: Any) -> Q:
         """The rows after the page that ``page[:page_size()]`` holds."""

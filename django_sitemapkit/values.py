@@ -69,9 +69,19 @@ def format_priority(value: Any) -> str:
 
 
 def newest_lastmod(values: Iterable[Any]) -> dt.date | None:
-    """The newest of a mix of dates and datetimes; anything else is ignored."""
-    dates = [value for value in values if isinstance(value, dt.date)]
-    return max(dates, key=_on_utc_axis, default=None)
+    """The newest of a mix of dates and datetimes; anything else is ignored, and so is
+    a value that cannot be expressed in UTC (no entry could be written with it)."""
+    newest, newest_instant = None, None
+    for value in values:
+        if not isinstance(value, dt.date):
+            continue
+        try:
+            instant = _on_utc_axis(value)
+        except (OverflowError, ValueError):
+            continue
+        if newest_instant is None or instant > newest_instant:
+            newest, newest_instant = value, instant
+    return newest
 
 
 def _on_utc_axis(value: dt.date) -> dt.datetime:

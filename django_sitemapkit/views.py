@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from itertools import chain
 from typing import NamedTuple, cast
@@ -21,6 +22,7 @@ from django.http import (
 )
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
+from django.utils.translation import get_language
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit import serving
@@ -33,6 +35,7 @@ from django_sitemapkit.locations import (
     INDEX_FILENAME,
     LocationPolicy,
     Origin,
+    fixed_script_prefix,
     page_filename,
 )
 from django_sitemapkit.registry import registry
@@ -346,7 +349,8 @@ def document_response(
     if etag is not None:
         head["ETag"] = etag
     if lastmod is not None:
-        timestamp = int(http_timestamp(lastmod))
+        timestamp = last_modified(lastmod)
+    if timestamp is not None:
         head["Last-Modified"] = http_date(timestamp)
     if conf.X_ROBOTS_TAG:
         head["X-Robots-Tag"] = conf.X_ROBOTS_TAG
@@ -362,9 +366,27 @@ def document_response(
     return StreamingHttpResponse(representation.encode(content), headers=head.headers)
 
 
+def last_modified(lastmod: LastmodValue) -> int | None:
+    """``Last-Modified`` in seconds since the epoch, or ``None`` for a value that
+    cannot be expressed in UTC (a naive 9999-12-31 23:00 east of Greenwich).
+
+    Never later than now: RFC 9110 section 8.8.2.1 has a future time replaced by
+    the time of the response, or an ``If-Modified-Since`` of that future date
+    would answer 304 to every change made before it.
+    """
+    try:
+        timestamp = int(http_timestamp(lastmod))
+    except (OverflowError, ValueError):
+        return None
+    return min(timestamp, int(time.time()))
+
+
 def weak_etag(*parts: object) -> str:
     """A weak validator (RFC 9110 section 8.8.1): equal when the page's data is
-    equal, as seen by what the database can tell cheaply, and the settings that
-    shape its bytes are unchanged."""
-    seed = repr((conf.BASE_URL, conf.MAX_BYTES, *parts)).encode()
+    equal, as seen by what the database can tell cheaply, and what else shapes
+    its bytes is unchanged: the settings, the script prefix and the language
+    the URLs are reversed in."""
+    seed = repr(
+        (conf.BASE_URL, conf.MAX_BYTES, fixed_script_prefix(), get_language(), *parts)
+    ).encode()
     return f'W/"{hashlib.blake2b(seed, digest_size=12).hexdigest()}"'

@@ -4,6 +4,7 @@ import datetime as dt
 import gzip
 import logging
 import re
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
@@ -12,6 +13,7 @@ import pytest
 from django.db import DatabaseError, close_old_connections, connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
+from django.utils.http import parse_http_date
 from factories import ArticleFactory, CategoryFactory, bulk_articles
 from faults import break_connection, unreadable_articles
 from lxml import etree
@@ -529,6 +531,38 @@ def test_index_queries(client: Client, sources: Sources) -> None:
     assert len(queries) == 3 + 1
 
 
+class ByNullableDate(SmallPages):
+    # A nullable column cannot be a seek key: these pages are read by offset.
+    ordering = ["-updated_at"]
+
+
+def test_index_of_pages_without_a_key_is_one_read_not_one_offset_per_page(
+    client: Client, sources: Sources
+) -> None:
+    sources(ByNullableDate)
+    for day, hour in [(4, 0), (9, 0), (1, 5), (2, 0), (8, 3)]:
+        ArticleFactory.create(updated_at=at(day, hour))
+    ArticleFactory.create(updated_at=None)
+    queries: list[str] = []
+    # execute_wrapper() sees the chunked cursor of iterator(), which Django's
+    # query log leaves out.
+    with connection.execute_wrapper(
+        lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)
+    ):
+        status, body, _ = fetch(client, "/sitemap.xml")
+    assert status == 200
+    # Newest first, two a page, nulls last (PostgreSQL) or first (SQLite).
+    pages = [parse_urlset(fetch(client, f"/sitemap-articles-{n}.xml")[1]) for n in (1, 2, 3)]
+    assert parse_index(body) == [
+        (
+            f"{SITE}/sitemap-articles-{n}.xml",
+            max((u.lastmod for u in urls if u.lastmod), default=None),
+        )
+        for n, urls in enumerate(pages, start=1)
+    ]
+    assert len(queries) == 1, queries  # was one aggregate per page, each after an OFFSET
+
+
 @override_settings(SITEMAPKIT_MAX_BYTES=1_024)
 def test_max_bytes_setting_cuts_pages(client: Client, caplog: pytest.LogCaptureFixture) -> None:
     bulk_articles(10)
@@ -833,3 +867,51 @@ def test_a_database_failure_before_the_first_byte_is_a_503(
     )
     close_old_connections()
     assert fetch(client, "/sitemap-articles-1.xml")[0] == 200
+
+
+# -- validators that cannot lie ----------------------------------------------------------
+
+
+def test_a_lastmod_in_the_future_is_sent_as_now(client: Client) -> None:
+    ArticleFactory.create(slug="a", updated_at=dt.datetime(9000, 1, 1, tzinfo=UTC))
+    for path in ["/sitemap.xml", "/sitemap-articles-1.xml"]:
+        before = int(time.time())
+        status, _, headers = fetch(client, path)
+        assert status == 200
+        # RFC 9110 section 8.8.2.1: never later than the response. A client sent
+        # "9000" would ask If-Modified-Since 9000 and get 304 for every change.
+        assert before <= parse_http_date(headers["Last-Modified"]) <= time.time()
+
+
+@override_settings(USE_TZ=False, TIME_ZONE="America/New_York")
+def test_a_lastmod_that_cannot_be_expressed_in_utc_is_skipped_not_a_500(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by the security review: 23:00 on 9999-12-31 in New York is in year 10000 in UTC.
+    ArticleFactory.create(slug="a", updated_at=dt.datetime(2024, 1, 2, 3, 4, 5))
+    late = ArticleFactory.create(slug="b", updated_at=dt.datetime(9999, 12, 31, 23))
+    index = fetch(client, "/sitemap.xml")
+    assert index[0] == 200
+    assert parse_index(index[1]) == [
+        (f"{SITE}/sitemap-articles-1.xml", None),
+        (f"{SITE}/sitemap-pages-1.xml", None),
+    ]
+    status, body, headers = fetch(client, "/sitemap-articles-1.xml")
+    assert status == 200
+    assert "Last-Modified" not in headers
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/articles/a/"]
+    assert (
+        f"Skipped pk={late.pk} of source 'articles': lastmod datetime.datetime(9999, 12, 31, "
+        "23, 0) cannot be expressed in UTC." in caplog.messages
+    )
+    assert client.get("/sitemap-articles-1.xml.gz").status_code == 200
+
+
+def test_the_validator_changes_with_the_script_prefix(client: Client) -> None:
+    ArticleFactory.create(slug="a")
+    etag = fetch(client, "/sitemap-articles-1.xml")[2]["ETag"]
+    with override_settings(FORCE_SCRIPT_NAME="/blog/"):
+        # Found by the security review: the same validator for other bytes was a 304.
+        moved = client.get("/sitemap-articles-1.xml", headers={"if-none-match": etag})
+        assert moved.status_code == 200
+        assert [url.loc for url in parse_urlset(streamed(moved))] == [f"{SITE}/blog/articles/a/"]
