@@ -544,11 +544,14 @@ def test_index_of_pages_without_a_key_is_one_read_not_one_offset_per_page(
         ArticleFactory.create(updated_at=at(day, hour))
     ArticleFactory.create(updated_at=None)
     queries: list[str] = []
+
+    def record(execute: Callable[..., Any], sql: str, *args: Any) -> Any:
+        queries.append(sql)
+        return execute(sql, *args)
+
     # execute_wrapper() sees the chunked cursor of iterator(), which Django's
     # query log leaves out.
-    with connection.execute_wrapper(
-        lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)
-    ):
+    with connection.execute_wrapper(record):
         status, body, _ = fetch(client, "/sitemap.xml")
     assert status == 200
     # Newest first, two a page, nulls last (PostgreSQL) or first (SQLite).
