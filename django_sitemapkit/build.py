@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import re
 import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Iterator
@@ -43,6 +44,7 @@ from django_sitemapkit.locations import (
     GZIP_SUFFIX,
     INDEX_FILENAME,
     PAGE_FILENAME,
+    SECTION_NAME,
     LocationPolicy,
     page_filename,
     sitemap_directory,
@@ -391,6 +393,10 @@ def index_entries(
     return entries
 
 
+# The two forms format_lastmod() writes.
+W3C_LASTMOD = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}\+00:00)?")
+
+
 def section_of(url: str) -> str | None:
     name = url.rsplit("/", 1)[-1]
     if name.endswith(GZIP_SUFFIX):
@@ -407,21 +413,36 @@ def existing_index_entries(destination: Destination) -> list[Entry]:
             f"There is no {INDEX_FILENAME} in {destination.label} to update; run "
             "build_sitemaps without --section once first."
         )
+    # The index may have been edited, or planted, since the last build: only
+    # what a build writes is taken from it. No DTD is read at all (entity
+    # expansion, external entities), only the names of our own page files, and
+    # only a lastmod of the shape the encoder writes.
+    if b"<!DOCTYPE" in content or b"<!ENTITY" in content:
+        raise BuildError(
+            f"{INDEX_FILENAME} in {destination.label} has a DOCTYPE, which a build never "
+            "writes; run build_sitemaps without --section to replace it."
+        )
     try:
-        # Our own output: no DTD, no entities beyond the five predefined ones.
         root = ElementTree.fromstring(content)
     except ElementTree.ParseError as exc:
         raise BuildError(
             f"{INDEX_FILENAME} in {destination.label} is not valid XML: {exc}."
         ) from exc
     namespace = {"sm": NAMESPACE}
-    return [
-        Entry(
-            (item.findtext("sm:loc", "", namespace) or "").strip(),
-            item.findtext("sm:lastmod", None, namespace),
-        )
-        for item in root.iterfind("sm:sitemap", namespace)
-    ]
+    entries = []
+    for item in root.iterfind("sm:sitemap", namespace):
+        loc = (item.findtext("sm:loc", "", namespace) or "").strip()
+        lastmod = item.findtext("sm:lastmod", None, namespace)
+        if section_of(loc) is None:
+            logger.warning(
+                "Left out %r of %s in %s: it names no sitemap file of a build.",
+                loc[:200],
+                INDEX_FILENAME,
+                destination.label,
+            )
+            continue
+        entries.append(Entry(loc, lastmod if W3C_LASTMOD.fullmatch(lastmod or "") else None))
+    return entries
 
 
 def staged_files(builds: list[SectionBuild], index: BuiltFile) -> list[BuiltFile]:
@@ -469,6 +490,7 @@ def build(
     section keeps two cores busy.
     """
     options = replace(options, gzip_in_thread=options.gzip_in_thread or jobs > 1)
+    refuse_unsafe_names(sources)
     with destination.lock():
         try:
             kept = existing_index_entries(destination) if partial else []
@@ -502,6 +524,21 @@ def build(
         finally:
             destination.discard()
         return result
+
+
+def refuse_unsafe_names(sources: list[BaseSource]) -> None:
+    """The system checks refuse these names (sitemapkit.E007), but a build may run
+    without them (``--skip-checks``, ``call_command()``): a name such as
+    ``"x/../../y"`` must never become part of a path."""
+    for source in sources:
+        if not isinstance(source.name, str) or not SECTION_NAME.fullmatch(source.name):
+            cls = type(source)
+            raise BuildError(
+                f"Sitemap source {cls.__module__}.{cls.__qualname__} has the section name "
+                f"{source.name!r}, which cannot appear safely in a file name (sitemapkit.E007); "
+                "set name to 1 to 64 ASCII letters, digits, '-' or '_', starting with a letter "
+                "or digit."
+            )
 
 
 def describe_os_error(exc: OSError) -> str:

@@ -28,6 +28,7 @@ INDEX_FILENAME = "sitemap.xml"
 GZIP_SUFFIX = ".gz"
 # The section names the system checks allow (sitemapkit.E007).
 SECTION_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+SECTION_NAME = re.compile(SECTION_PATTERN)  # use fullmatch()
 PAGE_FILENAME = re.compile(
     rf"\Asitemap-(?P<section>{SECTION_PATTERN})-(?P<page>[1-9][0-9]*)\.xml\Z"
 )

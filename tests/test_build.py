@@ -292,6 +292,81 @@ def test_one_section_needs_an_earlier_index(sources: Sources, tmp_path: Path) ->
     )
 
 
+def test_one_section_takes_only_page_files_and_plain_lastmods_from_the_old_index(
+    sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by the security review: a planted index made the new one list
+    # another host, and its lastmod text was copied unescaped.
+    sources(ArticleSource, PagesSource)
+    bulk_articles(2)
+    build(tmp_path)
+    original = parse_index((tmp_path / "sitemap.xml").read_bytes())
+    planted = (
+        (tmp_path / "sitemap.xml")
+        .read_bytes()
+        .replace(
+            b"</sitemapindex>",
+            b"<sitemap><loc>https://evil.example/x.xml</loc></sitemap>\n"
+            b"<sitemap><loc>https://evil.example/sitemap-pages-1.xml</loc>"
+            b"<lastmod>&lt;x&gt;</lastmod></sitemap>\n</sitemapindex>",
+        )
+    )
+    (tmp_path / "sitemap.xml").write_bytes(planted)
+    build(tmp_path, section=["articles"])
+    # The planted page entry is kept, on the base URL and without its lastmod.
+    assert original[1] == (f"{SITE}/sitemap-pages-1.xml", None)
+    assert parse_index((tmp_path / "sitemap.xml").read_bytes()) == [
+        *original,
+        (f"{SITE}/sitemap-pages-1.xml", None),
+    ]
+    assert caplog.messages == [
+        f"Left out 'https://evil.example/x.xml' of sitemap.xml in {tmp_path}: it names no "
+        "sitemap file of a build."
+    ]
+
+
+def test_one_section_refuses_an_old_index_with_a_doctype(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    bulk_articles(1)
+    build(tmp_path)
+    before = snapshot(tmp_path)
+    laughs = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol">'
+        b'<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>'
+        b"<sitemapindex>&lol2;</sitemapindex>"
+    )
+    (tmp_path / "sitemap.xml").write_bytes(laughs)
+    with pytest.raises(CommandError) as raised:
+        build(tmp_path, section=["articles"])
+    assert str(raised.value) == (
+        f"sitemap.xml in {tmp_path} has a DOCTYPE, which a build never writes; run "
+        "build_sitemaps without --section to replace it. Nothing was published: the files "
+        f"in {tmp_path} are as they were."
+    )
+    assert snapshot(tmp_path) == {**before, "sitemap.xml": laughs}
+
+
+class UnsafeName(ArticleSource):
+    name = "x/../../escape"
+
+
+def test_a_name_that_could_leave_the_directory_is_refused_without_the_checks(
+    sources: Sources, tmp_path: Path
+) -> None:
+    # The system checks refuse it (E007); call_command() runs none of them.
+    sources(UnsafeName)
+    bulk_articles(1)
+    output = tmp_path / "a" / "b"
+    with pytest.raises(CommandError) as raised:
+        build(output)
+    assert str(raised.value) == (
+        "Sitemap source test_build.UnsafeName has the section name 'x/../../escape', which "
+        "cannot appear safely in a file name (sitemapkit.E007); set name to 1 to 64 ASCII "
+        "letters, digits, '-' or '_', starting with a letter or digit."
+    )
+    assert list(tmp_path.rglob("*")) == []
+
+
 def test_no_rows_means_nothing_is_written_and_old_files_stay(
     sources: Sources, tmp_path: Path
 ) -> None:
