@@ -16,7 +16,7 @@ from typing import IO
 
 from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
 from django.core.files import File
-from django.core.files.storage import Storage, storages
+from django.core.files.storage import FileSystemStorage, Storage, storages
 from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
@@ -43,8 +43,9 @@ OPEN_FLAGS = (
     | getattr(os, "O_NONBLOCK", 0)
     | getattr(os, "O_BINARY", 0)
 )
-# open(2) fails with ELOOP on a symbolic link under O_NOFOLLOW (EMLINK on the BSDs).
-REFUSED_LINK = {errno.ELOOP, errno.EMLINK}
+# open(2) fails with ELOOP on a symbolic link under O_NOFOLLOW (EMLINK on the
+# BSDs), and with ENXIO on a UNIX socket: neither is a built file.
+NOT_A_FILE = {errno.ELOOP, errno.EMLINK, errno.ENXIO}
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
@@ -86,7 +87,7 @@ class LocalDirectory:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
-            if exc.errno in REFUSED_LINK:
+            if exc.errno in NOT_A_FILE:
                 return None
             raise
         try:
@@ -151,11 +152,22 @@ def built_files() -> LocalDirectory | StorageDirectory:
     if conf.OUTPUT_DIR is not None:
         return LocalDirectory(os.fspath(conf.OUTPUT_DIR))
     if conf.STORAGE is not None:
-        return StorageDirectory(storages[conf.STORAGE])
+        storage = storages[conf.STORAGE]
+        directory = local_directory(storage)
+        # A storage on the local disk (FileSystemStorage) is served as a
+        # directory is, so a symbolic link, a FIFO or a directory planted under
+        # a sitemap's name is refused the same way.
+        return StorageDirectory(storage) if directory is None else LocalDirectory(directory)
     raise ImproperlyConfigured(
         f"SITEMAPKIT_SERVE is {conf.SERVE!r} but neither SITEMAPKIT_OUTPUT_DIR nor "
         "SITEMAPKIT_STORAGE is set, so there are no files to serve."
     )
+
+
+def local_directory(storage: Storage) -> str | None:
+    """The directory a storage keeps its files in, if it is on the local disk
+    (``InMemoryStorage`` answers ``path()`` too, with a path that is not)."""
+    return os.fspath(storage.location) if isinstance(storage, FileSystemStorage) else None
 
 
 def file_response(request: HttpRequest, name: str) -> HttpResponseBase | None:
