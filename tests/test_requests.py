@@ -233,14 +233,22 @@ def test_hostile_headers_change_nothing_in_the_document(
         "host": "evil.example",
         "x-forwarded-host": "evil.example",
         "x-forwarded-proto": "http",
-        "script-name": "/evil",
+        "forwarded": "host=evil.example;proto=http",
         "if-modified-since": "not a date",
         "if-none-match": ", ".join(f'"{n:x}"' for n in range(12_000)),
         "accept-encoding": "identity",
     }
-    with override_settings(SITEMAPKIT_SERVE=serve, SITEMAPKIT_OUTPUT_DIR=str(site)):
+    with override_settings(
+        SITEMAPKIT_SERVE=serve,
+        SITEMAPKIT_OUTPUT_DIR=str(site),
+        # A project behind a proxy trusts these headers for its own URLs;
+        # the sitemap still takes its host from SITEMAPKIT_BASE_URL alone.
+        USE_X_FORWARDED_HOST=True,
+        SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"),
+    ):
         plain = client.get(path, headers={"accept-encoding": "identity"})
-        attacked = client.get(path, headers=hostile)
+        # SCRIPT_NAME comes from the server's environ, not a header.
+        attacked = client.get(path, headers=hostile, SCRIPT_NAME="/evil", SERVER_NAME="evil")
         assert attacked.status_code == plain.status_code == 200
         assert streamed_or_content(attacked) == streamed_or_content(plain)
 
