@@ -25,3 +25,13 @@ def test_settings_reference_lists_every_setting_with_type_and_default() -> None:
         r"^### `SITEMAPKIT_(\w+)`\n\nType: `[^`]+`\. Default: `[^`]+`", README, flags=re.MULTILINE
     )
     assert documented == list(Settings.defaults)
+
+
+def test_security_md_cites_only_tests_that_exist() -> None:
+    security = (ROOT / "SECURITY.md").read_text()
+    cited = re.findall(r"`(test_\w+\.py)(?:::(test_\w+))?", security)
+    assert len(cited) > 30
+    for module, name in cited:
+        source = (ROOT / "tests" / module).read_text()
+        if name:
+            assert re.search(rf"^def {name}\(", source, flags=re.MULTILINE), f"{module}::{name}"
