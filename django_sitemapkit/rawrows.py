@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from operator import itemgetter
 from typing import Any
 
@@ -196,8 +197,17 @@ def raw_rows(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Row]:
             yield from rows
     finally:
         # Closed now, not at garbage collection: a server-side cursor left
-        # open could fail a later query on the same connection.
-        cursor.close()
+        # open could fail a later query on the same connection. Unless the
+        # connection is closed already, and the cursor with it: under ASGI,
+        # Django closes it when the client leaves while the view still runs,
+        # and never closes the response the view then returns.
+        if connection.connection is not None:
+            cursor.close()
+        else:
+            # Marked closed where the driver can (psycopg warns about a server-side
+            # cursor deleted while open); the error sqlite3 raises is of no use.
+            with suppress(Exception):
+                cursor.close()
 
 
 def load_timestamptz_natively(connection: BaseDatabaseWrapper, cursor: Any) -> None:

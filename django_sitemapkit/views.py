@@ -14,6 +14,7 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db import DatabaseError
 from django.http import (
+    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -167,18 +168,25 @@ def for_server(request: HttpRequest, response: HttpResponseBase) -> HttpResponse
         and not response.is_async
     ):
         chunks = cast(Iterator[bytes], response.streaming_content)
-        response.streaming_content = asynchronous(chunks)
+        # A built file's chunks are plain reads that need no database
+        # connection: any thread of the pool will do, without queueing behind
+        # the views' queries on the one thread that has it.
+        from_database = not isinstance(response, FileResponse)
+        response.streaming_content = asynchronous(chunks, thread_sensitive=from_database)
     return response
 
 
-async def asynchronous(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    """``chunks``, each made in the thread Django runs synchronous code in for this
-    request, where its database connection and the page's cursor live.
+async def asynchronous(
+    chunks: Iterator[bytes], *, thread_sensitive: bool = True
+) -> AsyncIterator[bytes]:
+    """``chunks``, each made (with ``thread_sensitive``) in the thread Django runs
+    synchronous code in for this request, where its database connection and the
+    page's cursor live.
 
     Closing stays with the response: Django closes it, on that same thread,
     however the stream ends.
     """
-    step = sync_to_async(next_chunk, thread_sensitive=True)
+    step = sync_to_async(next_chunk, thread_sensitive=thread_sensitive)
     while (chunk := await step(chunks)) is not None:
         yield chunk
 

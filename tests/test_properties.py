@@ -18,6 +18,7 @@ Django's own ``reverse()``, dates by ``zoneinfo``, numbers by ``Decimal``.
 from __future__ import annotations
 
 import datetime as dt
+import html
 import logging
 import re
 import tempfile
@@ -410,8 +411,9 @@ def check_document(urls: list[Url], expected: list[Expected], skipped: list[int]
 def consumer_reads(body: bytes) -> list[tuple[str, str | None]]:
     """(loc, changefreq) as ultimate-sitemap-parser reads the document.
 
-    It keeps the first of entries with the same location; compare with
-    ``distinct()``.
+    It keeps the first of entries with the same location, and unescapes HTML
+    entities in the text the XML parser has already unescaped (a location
+    with ``&amp`` reads as ``&``): compare with ``distinct()``.
     """
     parsed = sitemap_from_str(body.decode("utf-8"))
     return [
@@ -423,7 +425,7 @@ def consumer_reads(body: bytes) -> list[tuple[str, str | None]]:
 def distinct(urls: list[Url]) -> list[tuple[str, str | None]]:
     first: dict[str, str | None] = {}
     for url in urls:
-        first.setdefault(url.loc, url.changefreq)
+        first.setdefault(html.unescape(url.loc), url.changefreq)
     return list(first.items())
 
 
