@@ -14,6 +14,7 @@ leaves the previous set exactly as it was.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import multiprocessing
 import re
@@ -35,6 +36,7 @@ from django_sitemapkit.encoder import (
     NAMESPACE,
     SITEMAPINDEX,
     URLSET,
+    XML_DECLARATION,
     Encoder,
     Entry,
     url_element,
@@ -417,10 +419,13 @@ def existing_index_entries(destination: Destination) -> list[Entry]:
     # what a build writes is taken from it. No DTD is read at all (entity
     # expansion, external entities), only the names of our own page files, and
     # only a lastmod of the shape the encoder writes.
-    if b"<!DOCTYPE" in content or b"<!ENTITY" in content:
+    # The declaration is checked byte for byte: in another encoding (UTF-16)
+    # a DOCTYPE would not show as these bytes.
+    if not content.startswith(XML_DECLARATION) or b"<!DOCTYPE" in content:
         raise BuildError(
-            f"{INDEX_FILENAME} in {destination.label} has a DOCTYPE, which a build never "
-            "writes; run build_sitemaps without --section to replace it."
+            f"{INDEX_FILENAME} in {destination.label} is not an index a build writes (its "
+            "first line differs, or it has a DOCTYPE); run build_sitemaps without --section "
+            "to replace it."
         )
     try:
         root = ElementTree.fromstring(content)
@@ -441,8 +446,19 @@ def existing_index_entries(destination: Destination) -> list[Entry]:
                 destination.label,
             )
             continue
-        entries.append(Entry(loc, lastmod if W3C_LASTMOD.fullmatch(lastmod or "") else None))
+        entries.append(Entry(loc, lastmod if is_written_lastmod(lastmod) else None))
     return entries
+
+
+def is_written_lastmod(text: str | None) -> bool:
+    """Whether ``text`` is a lastmod as ``format_lastmod()`` writes it, a real date included."""
+    if text is None or not W3C_LASTMOD.fullmatch(text):
+        return False
+    try:
+        dt.datetime.fromisoformat(text[:19])
+    except ValueError:  # 2024-13-45, 25:00:00
+        return False
+    return True
 
 
 def staged_files(builds: list[SectionBuild], index: BuiltFile) -> list[BuiltFile]:

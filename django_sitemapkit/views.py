@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
@@ -12,7 +13,7 @@ from typing import NamedTuple, cast
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db import DatabaseError
+from django.db import InterfaceError, OperationalError
 from django.http import (
     FileResponse,
     Http404,
@@ -123,7 +124,7 @@ def index_as(request: HttpRequest, representation: Representation) -> HttpRespon
     if response is None:
         try:
             response = database_index(request, representation)
-        except DatabaseError:
+        except (OperationalError, InterfaceError):
             response = unavailable(request, "The sitemap index")
     return for_server(request, response)
 
@@ -135,16 +136,23 @@ def page_as(
     if response is None:
         try:
             response = database_page(request, representation, section, page)
-        except DatabaseError:
+        except (OperationalError, InterfaceError):
             response = unavailable(request, f"Page {page} of sitemap source {section!r}")
     return for_server(request, response)
 
 
 def unavailable(request: HttpRequest, document: str) -> HttpResponse:
     """A 503 for a database that failed before the first byte: a crawler retries
-    later (RFC 9110 section 15.6.4), where a 500 would read as a broken site."""
+    later (RFC 9110 section 15.6.4), where a 500 would read as a broken site.
+
+    Only for the errors of a database that is down or went away (lost
+    connection, timeout, too many clients); a missing table or a bad query is a
+    bug that retrying will not mend, and stays a 500.
+    """
     logger.exception(
-        "%s could not be read from the database; it is answered with 503 and Retry-After.",
+        "%s could not be read from the database; it is answered with 503 and Retry-After. "
+        "Check that the database is reachable, or serve built files (SITEMAPKIT_SERVE = "
+        "'files').",
         document,
     )
     return HttpResponse(
@@ -168,20 +176,23 @@ def for_server(request: HttpRequest, response: HttpResponseBase) -> HttpResponse
         and not response.is_async
     ):
         chunks = cast(Iterator[bytes], response.streaming_content)
-        # A built file's chunks are plain reads that need no database
-        # connection: any thread of the pool will do, without queueing behind
-        # the views' queries on the one thread that has it.
-        from_database = not isinstance(response, FileResponse)
-        response.streaming_content = asynchronous(chunks, thread_sensitive=from_database)
+        # A file on the local disk is read with plain reads that need no
+        # database connection: any thread of the pool will do, without queueing
+        # behind the views' queries on the one thread that has it. A storage's
+        # file may need the request's thread (a storage in the database, say).
+        local_file = isinstance(response, FileResponse) and isinstance(
+            response.file_to_stream, io.BufferedReader
+        )
+        response.streaming_content = asynchronous(chunks, thread_sensitive=not local_file)
     return response
 
 
 async def asynchronous(
     chunks: Iterator[bytes], *, thread_sensitive: bool = True
 ) -> AsyncIterator[bytes]:
-    """``chunks``, each made (with ``thread_sensitive``) in the thread Django runs
-    synchronous code in for this request, where its database connection and the
-    page's cursor live.
+    """``chunks``, each made in the thread Django runs synchronous code in for this
+    request, where its database connection and the page's cursor live (or, with
+    ``thread_sensitive=False``, in any thread of asgiref's pool).
 
     Closing stays with the response: Django closes it, on that same thread,
     however the stream ends.

@@ -549,12 +549,11 @@ def test_index_of_pages_without_a_key_is_one_read_not_one_offset_per_page(
         queries.append(sql)
         return execute(sql, *args)
 
-    # execute_wrapper() sees the chunked cursor of iterator(), which Django's
-    # query log leaves out.
+    # execute_wrapper() sees every query, that of iterator()'s chunked cursor too.
     with connection.execute_wrapper(record):
         status, body, _ = fetch(client, "/sitemap.xml")
     assert status == 200
-    # Newest first, two a page, nulls last (PostgreSQL) or first (SQLite).
+    # Newest first, two a page; NULL sorts first on PostgreSQL, last on SQLite.
     pages = [parse_urlset(fetch(client, f"/sitemap-articles-{n}.xml")[1]) for n in (1, 2, 3)]
     assert parse_index(body) == [
         (
@@ -866,10 +865,44 @@ def test_a_database_failure_before_the_first_byte_is_a_503(
     [record] = [r for r in caplog.records if r.name == "django_sitemapkit"]
     assert record.getMessage() == (
         "Page 1 of sitemap source 'articles' could not be read from the database; it is "
-        "answered with 503 and Retry-After."
+        "answered with 503 and Retry-After. Check that the database is reachable, or serve "
+        "built files (SITEMAPKIT_SERVE = 'files')."
     )
+    assert record.exc_info is not None
     close_old_connections()
     assert fetch(client, "/sitemap-articles-1.xml")[0] == 200
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("path", ["/sitemap.xml", "/sitemap.xml.gz"])
+def test_an_index_the_database_cannot_read_is_a_503(
+    client: Client, caplog: pytest.LogCaptureFixture, path: str
+) -> None:
+    ArticleFactory.create(slug="a")
+    with unreadable_articles():
+        response = client.get(path)
+    assert response.status_code == 503
+    assert response["Retry-After"] == "120"
+    assert caplog.messages[0].startswith("The sitemap index could not be read from the database")
+    close_old_connections()
+    assert fetch(client, path)[0] == 200
+
+
+class MissingTable(ArticleSource):
+    queryset = Article.objects.extra(tables=["no_such_table"])
+
+
+@pytest.mark.skipif(
+    connection.vendor == "sqlite",
+    reason="sqlite3 reports a missing table as OperationalError, as it does a lost connection",
+)
+def test_a_bug_in_a_query_stays_a_500_not_a_503(client: Client, sources: Sources) -> None:
+    # Retrying would not mend it: the error reaches Django's handler (and an
+    # error tracker listening to got_request_exception).
+    sources(MissingTable)
+    ArticleFactory.create(slug="a")
+    with pytest.raises(DatabaseError):
+        client.get("/sitemap-articles-1.xml")
 
 
 # -- validators that cannot lie ----------------------------------------------------------
