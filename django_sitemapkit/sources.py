@@ -15,13 +15,13 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from itertools import islice
 from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import models
-from django.db.models import Count, Max, Min, Q
+from django.db import connections, models
+from django.db.models import Count, F, Max, Min, Q, Window
+from django.db.models.functions import RowNumber
 from django.urls import NoReverseMatch, reverse
 
 from django_sitemapkit.conf import MAX_URLS, conf
@@ -41,6 +41,9 @@ from django_sitemapkit.values import (
 logger = logging.getLogger("django_sitemapkit")
 
 LastmodValue = dt.date | dt.datetime
+# Column aliases of the query that finds each page's newest lastmod without a key.
+ROW_NUMBER = "_sitemapkit_row"
+PAGE_LASTMOD = "_sitemapkit_lastmod"
 
 
 class Field:
@@ -424,16 +427,42 @@ class SitemapSource(BaseSource):
             rows = self.ordered().filter(self.after_page(key, rows, stats.get("edge")))
 
     def scanned_page_lastmods(self, path: str) -> Iterator[LastmodValue | None]:
-        """Each page's newest lastmod from one ordered read of the lastmod column.
+        """Each page's newest lastmod from one query, numbering the rows in order.
 
         Without a key, an aggregate per page would skip the rows of every page
         before it by OFFSET: N pages would read N²/2 pages of rows, and one
-        request for the index could keep the database busy for a minute.
+        request for the index could keep the database busy for a minute. Here
+        the database numbers the rows once (``ROW_NUMBER()``, in the pages'
+        own order) and takes the ``MAX()`` of each page's numbers, as the
+        per-page aggregate would. The ORM cannot group by a window function,
+        so the outer query is written here around the compiled inner one.
         """
-        values = self.ordered().values_list(path, flat=True).iterator(chunk_size=conf.CHUNK_SIZE)
-        size = self.page_size()
-        while page := list(islice(values, size)):
-            yield newest_lastmod(page)
+        queryset = self.ordered()
+        alias = queryset.db
+        connection = connections[alias]
+        ordering = [
+            expression for expression, _ in queryset.query.get_compiler(alias).get_order_by()
+        ]
+        numbered = (
+            queryset.order_by()
+            .annotate(**{ROW_NUMBER: Window(RowNumber(), order_by=ordering), PAGE_LASTMOD: F(path)})
+            .values(ROW_NUMBER, PAGE_LASTMOD)
+        )
+        sql, params = numbered.query.get_compiler(alias).as_sql()
+        row, lastmod, rows = map(connection.ops.quote_name, (ROW_NUMBER, PAGE_LASTMOD, "rows"))
+        pages = f"SELECT ({row} - 1) / %s, MAX({lastmod}) FROM ({sql}) {rows} GROUP BY 1 ORDER BY 1"
+        # The converters the ORM applies to the column (SQLite keeps datetimes as text).
+        expression = numbered.query.annotations[PAGE_LASTMOD]
+        converters = [
+            *connection.ops.get_db_converters(expression),
+            *expression.get_db_converters(connection),
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(pages, (self.page_size(), *params))
+            for _, value in cursor.fetchall():
+                for converter in converters:
+                    value = converter(value, expression, connection)
+                yield value
 
     def after_page(self, key: list[KeyColumn], page: models.QuerySet[Any], edge: Any) -> Q:
         """The rows after the page that ``page[:page_size()]`` holds."""

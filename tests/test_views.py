@@ -963,3 +963,29 @@ def test_the_validator_changes_with_the_language(client: Client) -> None:
         assert other.status_code == 200
         assert other["ETag"] != etag
         streamed(other)
+
+
+@pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="only SQLite keeps text a DateTimeField cannot read"
+)
+def test_an_unreadable_lastmod_that_is_no_page_s_newest_leaves_the_index_alone(
+    client: Client, sources: Sources
+) -> None:
+    # Found by review: reading every lastmod in Python failed the whole index
+    # on one such value; the database's MAX() per page reads only the newest.
+    sources(ByNullableDate)
+    for day in (4, 9, 1, 2, 8):
+        ArticleFactory.create(updated_at=at(day))
+    bad = ArticleFactory.create(updated_at=at(3))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE testapp_article SET updated_at = '2024-02-30 10:00:00' WHERE id = %s", [bad.pk]
+        )
+    status, body, _ = fetch(client, "/sitemap.xml")
+    assert status == 200
+    # Newest first, two a page: (9, 8), (4, 2), (1, the unreadable one).
+    assert [lastmod for _, lastmod in parse_index(body)] == [
+        "2024-03-09T00:00:00+00:00",
+        "2024-03-04T00:00:00+00:00",
+        "2024-03-01T00:00:00+00:00",
+    ]
