@@ -166,9 +166,16 @@ def built_files() -> LocalDirectory | StorageDirectory:
 
 
 def local_directory(storage: Storage) -> str | None:
-    """The directory a storage keeps its files in, if it is on the local disk
-    (``InMemoryStorage`` answers ``path()`` too, with a path that is not)."""
-    return os.fspath(storage.location) if isinstance(storage, FileSystemStorage) else None
+    """The directory a storage keeps its files in, if its files are plain files there.
+
+    ``InMemoryStorage`` answers ``path()`` too, with a path that is not on the
+    disk; a ``FileSystemStorage`` subclass that reads its files its own way
+    (decrypting them, say) is read through its API.
+    """
+    plain = getattr(type(storage), "_open", None) is getattr(FileSystemStorage, "_open", None)
+    if isinstance(storage, FileSystemStorage) and plain:
+        return os.fspath(storage.location)
+    return None
 
 
 def file_response(request: HttpRequest, name: str) -> HttpResponseBase | None:

@@ -330,8 +330,8 @@ def checked_urlset(
         # the connection (without the last chunk of a chunked body), so the
         # client sees a truncated document, never a short but complete one.
         logger.exception(
-            "Page %s of sitemap source %r failed after %s URLs (%s: %s); the response "
-            "ends there, without its closing tag.",
+            "Page %s of sitemap source %r failed after %s URLs were encoded (%s: %s); the "
+            "response ends there, without its closing tag.",
             page,
             source.name,
             f"{encoder.count:,}",

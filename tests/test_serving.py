@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import io
 import os
 import socket
 from collections.abc import Iterator
@@ -13,8 +14,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
+from django.core.files import File
 from django.core.files.base import ContentFile
-from django.core.files.storage import InMemoryStorage, storages
+from django.core.files.storage import FileSystemStorage, InMemoryStorage, storages
 from django.db import connection
 from django.http import FileResponse, HttpResponseBase
 from django.test import Client, RequestFactory, override_settings
@@ -459,6 +461,23 @@ def test_a_file_system_storage_gets_the_same_refusals(
     with with_storage("django.core.files.storage.FileSystemStorage", location=str(built)):
         for path in ["/sitemap.xml.gz", "/sitemap-articles-1.xml", "/sitemap-pages-1.xml"]:
             assert client.get(path).status_code == 404, path
+
+
+class Reversed(FileSystemStorage):
+    """A storage that keeps its files transformed (here, reversed) on the disk."""
+
+    def _open(self, name: str, mode: str = "rb") -> File[bytes]:
+        with open(self.path(name), "rb") as stored:
+            return File(io.BytesIO(stored.read()[::-1]), name=name)
+
+
+def test_a_file_system_storage_that_reads_its_own_way_is_read_through_its_api(
+    client: Client, built: Path
+) -> None:
+    xml = (built / "sitemap.xml").read_bytes()
+    (built / "sitemap.xml").write_bytes(xml[::-1])
+    with with_storage(f"{__name__}.Reversed", location=str(built)):
+        assert get(client, "/sitemap.xml")[1] == xml
 
 
 # -- storages ----------------------------------------------------------------------------

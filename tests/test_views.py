@@ -835,7 +835,8 @@ def test_a_database_failure_mid_page_ends_the_response_without_a_closing_tag(
     assert record.levelno == logging.ERROR
     assert record.exc_info is not None
     assert re.fullmatch(
-        r"Page 1 of sitemap source 'articles' failed after [0-9,]+ URLs \(OperationalError: "
+        r"Page 1 of sitemap source 'articles' failed after [0-9,]+ URLs were encoded "
+        r"\(OperationalError: "
         r".+\); the response ends there, without its closing tag\.",
         record.getMessage(),
         re.DOTALL,
