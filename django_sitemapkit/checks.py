@@ -6,7 +6,6 @@ Ids are never reused; the README's table lists every one.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +23,7 @@ from django.utils.module_loading import import_string
 from django_sitemapkit.conf import MAX_BYTES, MAX_URLS, SERVE_CHOICES, conf
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import (
+    SECTION_NAME,
     Origin,
     base_url_problem,
     fixed_script_prefix,
@@ -38,10 +38,8 @@ from django_sitemapkit.sources import (
     StaticPage,
     StaticSource,
 )
-from django_sitemapkit.urls import SectionConverter
 from django_sitemapkit.values import CHANGEFREQS, format_lastmod, format_priority
 
-SECTION_NAME = re.compile(rf"\A{SectionConverter.regex}\Z")
 # The smallest SITEMAPKIT_MAX_BYTES: room for the XML declaration, the root
 # element and a few entries.
 SMALLEST_MAX_BYTES = 1_024
@@ -326,7 +324,7 @@ def check_section_names(sources: Iterable[BaseSource]) -> list[CheckMessage]:
     seen: dict[str, BaseSource] = {}
     for source in sources:
         name: object = source.name
-        if not isinstance(name, str) or not SECTION_NAME.match(name):
+        if not isinstance(name, str) or not SECTION_NAME.fullmatch(name):
             errors.append(
                 Error(
                     f"{describe(source)} has the section name {source.name!r}, which cannot "

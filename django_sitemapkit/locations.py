@@ -28,7 +28,8 @@ INDEX_FILENAME = "sitemap.xml"
 GZIP_SUFFIX = ".gz"
 # The section names the system checks allow (sitemapkit.E007).
 SECTION_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
-SECTION_NAME = re.compile(SECTION_PATTERN)  # use fullmatch()
+# For fullmatch(): the URLs, the checks (E007) and the build all take this one.
+SECTION_NAME = re.compile(SECTION_PATTERN)
 PAGE_FILENAME = re.compile(
     rf"\Asitemap-(?P<section>{SECTION_PATTERN})-(?P<page>[1-9][0-9]*)\.xml\Z"
 )
@@ -36,6 +37,8 @@ PAGE_FILENAME = re.compile(
 
 # RFC 3986 section 2.4: "%" only ever starts a percent-encoding.
 STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# What strict_reference() may have to encode; most locations hold none of it.
+_MAY_NEED_ENCODING = re.compile(r"[%\[\]#]").search
 
 
 def strict_reference(rest: str) -> str:
@@ -49,6 +52,8 @@ def strict_reference(rest: str) -> str:
     URI invalid, and the schema's ``xsd:anyURI`` refuses it. Encoded, they
     mean what the location said.
     """
+    if _MAY_NEED_ENCODING(rest) is None:
+        return rest
     rest = STRAY_PERCENT.sub("%25", rest).replace("[", "%5B").replace("]", "%5D")
     before, hash_sign, fragment = rest.partition("#")
     return before + hash_sign + fragment.replace("#", "%23")

@@ -410,7 +410,7 @@ class SitemapSource(BaseSource):
             yield from super().page_lastmods()
             return
         if key is None:
-            yield from self.scanned_page_lastmods(path)
+            yield from self.numbered_page_lastmods(path)
             return
         # Each page starts where the previous one ended, so the whole index
         # reads every key once, where seeking each page from the top would
@@ -426,7 +426,7 @@ class SitemapSource(BaseSource):
                 return
             rows = self.ordered().filter(self.after_page(key, rows, stats.get("edge")))
 
-    def scanned_page_lastmods(self, path: str) -> Iterator[LastmodValue | None]:
+    def numbered_page_lastmods(self, path: str) -> Iterator[LastmodValue | None]:
         """Each page's newest lastmod from one query, numbering the rows in order.
 
         Without a key, an aggregate per page would skip the rows of every page

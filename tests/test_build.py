@@ -51,6 +51,12 @@ def hidden(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p.name[0] == ".")
 
 
+def assert_previous_set_kept(directory: Path, previous: dict[str, bytes]) -> None:
+    """What a failed build must leave: the files as they were, and no staged file."""
+    assert snapshot(directory) == previous
+    assert hidden(directory) == [".sitemapkit.lock"]
+
+
 def view_body(client: Client, name: str) -> bytes:
     status, body, _ = fetch(client, f"/{name}")
     assert status == 200, body[:300]
@@ -431,8 +437,7 @@ def test_a_database_error_part_way_leaves_the_previous_set(
         f"unexpectedly Nothing was published: the files in {tmp_path} are as they were."
     )
     assert raised.value.returncode == 1
-    assert snapshot(tmp_path) == previous_build
-    assert hidden(tmp_path) == [".sitemapkit.lock"]
+    assert_previous_set_kept(tmp_path, previous_build)
 
 
 def test_ctrl_c_part_way_leaves_the_previous_set(
@@ -445,8 +450,7 @@ def test_ctrl_c_part_way_leaves_the_previous_set(
         f"Interrupted. Nothing was published: the files in {tmp_path} are as they were."
     )
     assert raised.value.returncode == 130
-    assert snapshot(tmp_path) == previous_build
-    assert hidden(tmp_path) == [".sitemapkit.lock"]
+    assert_previous_set_kept(tmp_path, previous_build)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -466,8 +470,7 @@ def test_a_full_disk_leaves_the_previous_set(
         signal.signal(signal.SIGXFSZ, handler)
     assert str(raised.value).startswith("Section 'articles' failed after ")
     assert "OSError: [Errno 27] File too large" in str(raised.value)
-    assert snapshot(tmp_path) == previous_build
-    assert hidden(tmp_path) == [".sitemapkit.lock"]
+    assert_previous_set_kept(tmp_path, previous_build)
 
 
 class BrokenMidway(ArticleSource):
@@ -491,8 +494,7 @@ def test_a_real_database_failure_part_way_leaves_the_previous_set(
     message = str(raised.value)
     assert message.startswith("Section 'articles' failed after 200 rows: OperationalError: ")
     assert message.endswith(f"Nothing was published: the files in {tmp_path} are as they were.")
-    assert snapshot(tmp_path) == previous_build
-    assert hidden(tmp_path) == [".sitemapkit.lock"]
+    assert_previous_set_kept(tmp_path, previous_build)
     # Nothing is left broken: with the failed connection dropped (as Django
     # does at the end of a request), the next build publishes every row.
     close_old_connections()
@@ -535,8 +537,7 @@ def test_a_disk_that_fills_up_leaves_the_previous_set(
         build(small_disk, jobs=jobs)
     assert str(raised.value).startswith("Section 'articles' failed after ")
     assert "[Errno 28] No space left on device" in str(raised.value)
-    assert snapshot(small_disk) == before
-    assert hidden(small_disk) == [".sitemapkit.lock"]
+    assert_previous_set_kept(small_disk, before)
 
 
 def test_a_read_only_directory_leaves_the_previous_set(sources: Sources, small_disk: Path) -> None:
