@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import multiprocessing
-import re
 import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Iterator
@@ -53,6 +52,7 @@ from django_sitemapkit.locations import (
 )
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
+from django_sitemapkit.values import format_lastmod
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -395,10 +395,6 @@ def index_entries(
     return entries
 
 
-# The two forms format_lastmod() writes.
-W3C_LASTMOD = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}\+00:00)?")
-
-
 def section_of(url: str) -> str | None:
     name = url.rsplit("/", 1)[-1]
     if name.endswith(GZIP_SUFFIX):
@@ -451,14 +447,17 @@ def existing_index_entries(destination: Destination) -> list[Entry]:
 
 
 def is_written_lastmod(text: str | None) -> bool:
-    """Whether ``text`` is a lastmod as ``format_lastmod()`` writes it, a real date included."""
-    if text is None or not W3C_LASTMOD.fullmatch(text):
+    """Whether ``text`` is a lastmod exactly as ``format_lastmod()`` writes it (which
+    also makes it a real date: no 2024-13-45)."""
+    if text is None:
         return False
     try:
-        dt.datetime.fromisoformat(text[:19])
-    except ValueError:  # 2024-13-45, 25:00:00
+        value = dt.date.fromisoformat(text) if len(text) == 10 else dt.datetime.fromisoformat(text)
+        if isinstance(value, dt.datetime) and value.tzinfo is None:
+            return False  # the encoder writes every datetime with its offset
+        return format_lastmod(value) == text
+    except (ValueError, InvalidEntry):
         return False
-    return True
 
 
 def staged_files(builds: list[SectionBuild], index: BuiltFile) -> list[BuiltFile]:

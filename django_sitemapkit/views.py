@@ -387,7 +387,7 @@ def document_response(
 
 def last_modified(lastmod: LastmodValue) -> int | None:
     """``Last-Modified`` in seconds since the epoch, or ``None`` for a value that
-    cannot be expressed in UTC (a naive 9999-12-31 23:00 east of Greenwich).
+    cannot be expressed in UTC (a naive 9999-12-31 23:00 west of Greenwich).
 
     Never later than now: RFC 9110 section 8.8.2.1 has a future time replaced by
     the time of the response, or an ``If-Modified-Since`` of that future date
