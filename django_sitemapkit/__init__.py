@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extensions import News, Related, Restriction, Video
 from django_sitemapkit.registry import register, registry
 from django_sitemapkit.sources import Field, SitemapSource, StaticPage, StaticSource
 
 __all__ = [
     "Field",
     "InvalidEntry",
+    "News",
+    "Related",
+    "Restriction",
     "SitemapSource",
     "StaticPage",
     "StaticSource",
+    "Video",
     "register",
     "registry",
 ]

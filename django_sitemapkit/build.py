@@ -34,7 +34,6 @@ from django_sitemapkit.destinations import BuildError, Destination, Staging
 from django_sitemapkit.encoder import (
     NAMESPACE,
     SITEMAPINDEX,
-    URLSET,
     XML_DECLARATION,
     Encoder,
     Entry,
@@ -264,11 +263,13 @@ def fitting(source: BaseSource, entries: Iterator[Entry]) -> Iterator[Entry]:
     Only a ``SITEMAPKIT_MAX_BYTES`` far below the default makes this possible;
     the exact size is computed only for entries that might not fit.
     """
-    room = conf.MAX_BYTES - len(URLSET.opening) - len(URLSET.closing)
+    document = source.urlset()
+    room = conf.MAX_BYTES - len(document.opening) - len(document.closing)
     for entry in entries:
         # Escaping grows a character to at most 6 (&quot;); tags and the
-        # other values take well under 200 bytes.
-        if len(entry.loc) * 6 + 200 > room:
+        # other values take well under 200 bytes. Extension elements have no
+        # such bound: their size is always measured.
+        if entry.extras is not None or len(entry.loc) * 6 + 200 > room:
             size = len(url_element(entry).encode())
             if size > room:
                 message = (
@@ -293,7 +294,7 @@ def write_page(
     """Write the next file; return the entry that did not fit in it, if any."""
     number = len(build.files) + 1
     name = page_filename(source.name, number)
-    encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=conf.MAX_BYTES)
+    encoder = Encoder(source.urlset(), max_urls=source.url_limit(), max_bytes=conf.MAX_BYTES)
     size, gzip_size = write_document(
         staging, name, encoder.stream(entries), options.gzip, options.gzip_in_thread
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from typing import Any
 
@@ -31,6 +32,8 @@ class Settings:
         "GZIP": True,
         "GZIP_LINKS": False,
         "SERVE": "database",
+        # Google News: "only include articles that were published in the last two days".
+        "NEWS_MAX_AGE": dt.timedelta(days=2),
     }
 
     def _get(self, name: str) -> Any:
@@ -105,6 +108,12 @@ class Settings:
     def SERVE(self) -> str:
         """Where the views answer from: ``"database"``, ``"files"`` or ``"files-or-database"``."""
         value: str = self._get("SERVE")
+        return value
+
+    @property
+    def NEWS_MAX_AGE(self) -> dt.timedelta:
+        """How old an article a news section still lists."""
+        value: dt.timedelta = self._get("NEWS_MAX_AGE")
         return value
 
 

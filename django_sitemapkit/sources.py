@@ -15,18 +15,23 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections, models
 from django.db.models import Count, F, Max, Min, Q, Window
 from django.db.models.functions import RowNumber
 from django.urls import NoReverseMatch, reverse
+from django.utils import translation
 
+from django_sitemapkit import extensions
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.encoder import Entry
+from django_sitemapkit.encoder import Document, Entry, Extras, NewsItem, urlset
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extensions import News, Related, RelatedQuery
 from django_sitemapkit.keyset import KeyColumn, from_start, ordering_key
 from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy, stable_script_prefix
 from django_sitemapkit.rawrows import RawColumns, raw_rows, raw_values
@@ -41,6 +46,12 @@ from django_sitemapkit.values import (
 logger = logging.getLogger("django_sitemapkit")
 
 LastmodValue = dt.date | dt.datetime
+#: Per ``Related`` declaration, the values of each primary key of a chunk of rows.
+RelatedValues = dict[str, dict[Any, list[tuple[Any, ...]]]]
+#: A row's entry in each of its languages (``None`` when it has one URL).
+LanguageEntries = list[tuple[str | None, Entry]]
+#: ``(hreflang, href)`` pairs.
+Links = tuple[tuple[str, str], ...]
 # Column aliases of the query that finds each page's newest lastmod without a key.
 ROW_NUMBER = "_sitemapkit_row"
 PAGE_LASTMOD = "_sitemapkit_lastmod"
@@ -92,6 +103,25 @@ class BaseSource:
     lastmod: Any = None
     changefreq: Any = None
     priority: Any = None
+    #: One URL per row in each of ``languages`` (default: the codes of
+    #: ``LANGUAGES``), each built under ``translation.override()``, as
+    #: ``django.contrib.sitemaps`` does.
+    i18n: ClassVar[bool] = False
+    languages: ClassVar[Sequence[str] | None] = None
+    #: ``True`` (with ``i18n``): every URL of a row lists all of the row's
+    #: languages as hreflang alternates. Or a per-row method returning a
+    #: mapping of hreflang to location that includes the row's own location.
+    alternates: Any = False
+    #: With ``i18n`` alternates: an ``x-default`` alternate, the URL in ``LANGUAGE_CODE``.
+    x_default: ClassVar[bool] = False
+    #: Image URLs: a :class:`~django_sitemapkit.Related` declaration, or a per-row
+    #: method returning an iterable of URLs.
+    images: Any = None
+    #: Videos: a :class:`~django_sitemapkit.Related` declaration, or a per-row
+    #: method returning an iterable of :class:`~django_sitemapkit.Video`.
+    videos: Any = None
+    #: Makes the section a Google News sitemap (see :class:`~django_sitemapkit.News`).
+    news: ClassVar[News | None] = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} {self.name!r}>"
@@ -99,7 +129,43 @@ class BaseSource:
     # -- paging -----------------------------------------------------------------
 
     def page_size(self) -> int:
-        return min(conf.LIMIT, self.limit or MAX_URLS)
+        """Rows per page: as many as keep every page within its URL limit."""
+        size = min(conf.LIMIT, self.limit or MAX_URLS)
+        if self.news is not None:
+            size = min(size, extensions.MAX_NEWS)
+        return max(1, size // len(self.language_codes()))
+
+    def url_limit(self) -> int:
+        """URLs per page: each row of an ``i18n`` source is one URL per language."""
+        return self.page_size() * len(self.language_codes())
+
+    # -- extensions ---------------------------------------------------------------
+
+    def language_codes(self) -> list[str | None]:
+        """The languages each row is listed in; ``[None]`` for one URL per row."""
+        if not self.i18n:
+            return [None]
+        if self.languages is not None:
+            return list(self.languages)
+        return [code for code, _ in settings.LANGUAGES]
+
+    def has_alternates(self) -> bool:
+        declared = type(self).alternates
+        return callable(declared) or (declared is True and self.i18n)
+
+    def extensions(self) -> tuple[str, ...]:
+        """The extension prefixes this source's documents declare and may use."""
+        used = {
+            extensions.ALTERNATES: self.has_alternates(),
+            extensions.IMAGES: type(self).images is not None,
+            extensions.VIDEOS: type(self).videos is not None,
+            extensions.NEWS: self.news is not None,
+        }
+        return tuple(prefix for prefix, declared in used.items() if declared)
+
+    def urlset(self) -> Document:
+        """The ``<urlset>`` of this source's pages, with only the namespaces it uses."""
+        return urlset(self.extensions())
 
     def count(self) -> int:
         raise NotImplementedError
@@ -176,11 +242,21 @@ class BaseSource:
         """Valid entries for ``rows``; invalid rows are logged and skipped (raised when strict)."""
         strict = conf.STRICT
         rows = iter(rows)
-        with stable_script_prefix(), closing_iterator(rows):
-            # Built inside the fixed script prefix, which URL templates capture.
+        # Built inside the fixed script prefix, which URL templates capture, and
+        # in LANGUAGE_CODE, whatever language the request activated: a crawler's
+        # Accept-Language must not change the URLs (an i18n source then sets
+        # each of its languages in turn).
+        with (
+            stable_script_prefix(),
+            closing_iterator(rows),
+            translation.override(settings.LANGUAGE_CODE),
+        ):
             columns = self.raw_columns()
-            make_entry = self.entry_maker(policy, columns)
             key_of = self.row_keyer(columns)
+            if self.i18n or self.extensions():
+                yield from self.extended_entries(rows, policy, columns, key_of)
+                return
+            make_entry = self.entry_maker(policy, columns)
             for row in rows:
                 try:
                     yield make_entry(row)
@@ -189,6 +265,196 @@ class BaseSource:
                     if strict:
                         raise InvalidEntry(message) from exc
                     logger.warning(message)
+
+    def extended_entries(
+        self,
+        rows: Iterator[Any],
+        policy: LocationPolicy,
+        columns: RawColumns | None,
+        key_of: Callable[[Any], str],
+    ) -> Generator[Entry]:
+        """``entries()`` for a source with languages or extensions: rows are taken a
+        chunk at a time, so that each ``Related`` declaration costs one query per
+        chunk, never one per row."""
+        strict = conf.STRICT
+        makers = []
+        for language in self.language_codes():
+            # A URL template is compiled per language (the resolver's language prefix).
+            with translation.override(language):
+                makers.append((language, self.entry_maker(policy, columns)))
+        extend = self.extender(policy, columns)
+        queries = self.related_queries()
+        pk_of = self.field_reader("pk", columns) if queries else None
+        chunk_size = conf.CHUNK_SIZE
+        while chunk := list(islice(rows, chunk_size)):
+            related = {}
+            if pk_of is not None:
+                keys = [pk_of(row) for row in chunk]
+                related = {name: query.values(keys) for name, query in queries.items()}
+            for row in chunk:
+                try:
+                    yield from extend(row, self.language_entries(row, makers), related, key_of)
+                except InvalidEntry as exc:
+                    message = f"Skipped {key_of(row)} of source {self.name!r}: {exc}."
+                    if strict:
+                        raise InvalidEntry(message) from exc
+                    logger.warning(message)
+
+    def language_entries(
+        self, row: Any, makers: list[tuple[str | None, Callable[[Any], Entry]]]
+    ) -> LanguageEntries:
+        """The row's entry in each language, each made under ``translation.override()``."""
+        if makers[0][0] is None:
+            return [(None, makers[0][1](row))]
+        made = []
+        for language, make_entry in makers:
+            with translation.override(language):
+                made.append((language, make_entry(row)))
+        return made
+
+    def related_queries(self) -> dict[str, RelatedQuery]:
+        """``RelatedQuery`` of each extension declared as :class:`Related`."""
+        return {}
+
+    def extender(
+        self, policy: LocationPolicy, columns: RawColumns | None
+    ) -> Callable[..., list[Entry]]:
+        """A function giving a row's entries with their extension elements."""
+        alternates_of = self.alternates_maker(policy, columns)
+        images_of = self.items_reader("images", columns)
+        videos_of = self.items_reader("videos", columns)
+        news_of = self.news_reader(columns)
+        origin = policy.origin
+
+        def extend(
+            row: Any,
+            made: LanguageEntries,
+            related: RelatedValues,
+            key_of: Callable[[Any], str],
+        ) -> list[Entry]:
+            own = made[0][1].loc
+            links = alternates_of(row, made)
+            skipped: list[str] = []
+            images = self.checked_items(
+                images_of(row, related),
+                extensions.MAX_IMAGES,
+                "image",
+                skipped,
+                lambda value: extensions.resource_url(value, origin, "image"),
+            )
+            videos = self.checked_items(
+                videos_of(row, related),
+                None,
+                "video",
+                skipped,
+                lambda value: extensions.format_video(value, origin, own),
+            )
+            for problem in skipped:
+                message = f"Left out {problem} of {key_of(row)} of source {self.name!r}"
+                if conf.STRICT:
+                    raise InvalidEntry(message)
+                logger.warning("%s.", message)
+            news = news_of(row)
+            return [
+                entry._replace(extras=Extras(links, tuple(images), tuple(videos), news))
+                for _, entry in made
+            ]
+
+        return extend
+
+    def checked_items(
+        self,
+        values: Iterable[Any],
+        limit: int | None,
+        what: str,
+        skipped: list[str],
+        check: Callable[[Any], Any],
+    ) -> list[Any]:
+        """The valid values, up to ``limit``; what is left out is described in ``skipped``."""
+        items: list[Any] = []
+        for value in values:
+            if limit is not None and len(items) == limit:
+                skipped.append(f"every {what} after the first {limit:,} (the limit per URL)")
+                break
+            try:
+                items.append(check(value))
+            except InvalidEntry as exc:
+                skipped.append(f"an invalid {what} ({exc})")
+        return items
+
+    def alternates_maker(
+        self, policy: LocationPolicy, columns: RawColumns | None
+    ) -> Callable[[Any, LanguageEntries], Links]:
+        """A function from a row (and its entries per language) to its alternates."""
+        declared = type(self).alternates
+        if callable(declared):
+            method = self.alternates
+
+            def mapped(row: Any, made: LanguageEntries) -> Links:
+                return extensions.format_alternates(method(row), made[0][1].loc, policy)
+
+            return mapped
+        if not self.has_alternates():
+            return lambda row, made: ()
+        default_code = settings.LANGUAGE_CODE
+        default_maker = None
+        if self.x_default:
+            with translation.override(default_code):
+                default_maker = self.entry_maker(policy, columns)
+
+        def reciprocal(row: Any, made: LanguageEntries) -> Links:
+            # Every URL of the row lists the same set: each language's URL,
+            # its own included (Google, "Tell Google about localized versions
+            # of your page"), and the x-default when declared.
+            links = [(str(language), entry.loc) for language, entry in made]
+            if default_maker is not None:
+                default = next((entry.loc for code, entry in made if code == default_code), None)
+                if default is None:
+                    with translation.override(default_code):
+                        default = default_maker(row).loc
+                links.append((extensions.X_DEFAULT, default))
+            return tuple(links)
+
+        return reciprocal
+
+    def items_reader(
+        self, attribute: str, columns: RawColumns | None
+    ) -> Callable[[Any, RelatedValues], Iterable[Any]]:
+        """Images or videos of a row: from the chunk's related values, or a per-row method."""
+        declared = getattr(type(self), attribute)
+        if declared is None:
+            return lambda row, related: ()
+        if isinstance(declared, Related):
+            pk_of = self.field_reader("pk", columns)
+            names = list(declared.paths)
+
+            def from_related(row: Any, related: RelatedValues) -> Iterable[Any]:
+                values = related[attribute].get(pk_of(row), ())
+                if attribute == "images":
+                    return extensions.related_images(values)
+                return extensions.related_videos(names, values)
+
+            return from_related
+        method = getattr(self, attribute)
+
+        def from_method(row: Any, related: RelatedValues) -> Iterable[Any]:
+            values: Iterable[Any] | None = method(row)
+            if values is None:
+                return ()
+            if isinstance(values, (str, bytes)):
+                # A single URL where a list of them was meant.
+                return [values]
+            return values
+
+        return from_method
+
+    def news_reader(self, columns: RawColumns | None) -> Callable[[Any], NewsItem | None]:
+        news = self.news
+        if news is None:
+            return lambda row: None
+        title_of = self.field_reader(news.title, columns)
+        published_of = self.field_reader(news.publication_date, columns)
+        return lambda row: extensions.format_news(news, title_of(row), published_of(row))
 
     def entry_maker(
         self, policy: LocationPolicy, columns: RawColumns | None
@@ -209,14 +475,16 @@ class BaseSource:
 
             def make_fixed_entry(row: Any) -> Entry:
                 entry: Entry = new_entry(
-                    (locate(row), lastmod(row), changefreq_text, priority_text)
+                    (locate(row), lastmod(row), changefreq_text, priority_text, None)
                 )
                 return entry
 
             return make_fixed_entry
 
         def make_entry(row: Any) -> Entry:
-            entry: Entry = new_entry((locate(row), lastmod(row), changefreq(row), priority(row)))
+            entry: Entry = new_entry(
+                (locate(row), lastmod(row), changefreq(row), priority(row), None)
+            )
             return entry
 
         return make_entry
@@ -320,6 +588,22 @@ class SitemapSource(BaseSource):
     def model(self) -> type[models.Model]:
         return self.get_queryset().model
 
+    def listed(self) -> models.QuerySet[Any]:
+        """``get_queryset()``, less the rows a news section leaves out: only articles
+        published within ``SITEMAPKIT_NEWS_MAX_AGE`` belong in a Google News sitemap."""
+        queryset = self.get_queryset()
+        if self.news is not None:
+            cutoff = extensions.news_cutoff(conf.NEWS_MAX_AGE)
+            queryset = queryset.filter(**{f"{self.news.publication_date}__gte": cutoff})
+        return queryset
+
+    def related_queries(self) -> dict[str, RelatedQuery]:
+        return {
+            attribute: RelatedQuery(self.model, declared, self.database())
+            for attribute in ("images", "videos")
+            if isinstance(declared := getattr(type(self), attribute), Related)
+        }
+
     def uses_instances(self) -> bool:
         return self.use_instances or (
             self.url_name is None and type(self).location is SitemapSource.location
@@ -351,15 +635,17 @@ class SitemapSource(BaseSource):
             path = self.field_path(attribute)
             if path is not None:
                 paths.append(path)
+        if self.news is not None:
+            paths.extend((self.news.title, self.news.publication_date))
         paths.extend(self.fields)
         return list(dict.fromkeys(paths))
 
     def ordered(self) -> models.QuerySet[Any]:
-        queryset: models.QuerySet[Any] = self.get_queryset().order_by(*self.order_by())
+        queryset: models.QuerySet[Any] = self.listed().order_by(*self.order_by())
         return queryset
 
     def count(self) -> int:
-        return self.get_queryset().count()
+        return self.listed().count()
 
     def key(self) -> list[KeyColumn] | None:
         """The ordering as a key to seek pages by, or ``None`` to page by offset."""
@@ -514,6 +800,9 @@ class SitemapSource(BaseSource):
             and type(self).read is SitemapSource.read
             and type(self).row_key is SitemapSource.row_key
             and all(self.getter(name).method is None for name in FORMATTERS)
+            and not any(
+                callable(getattr(type(self), name)) for name in ("alternates", "images", "videos")
+            )
         )
 
     def raw_columns(self) -> RawColumns | None:

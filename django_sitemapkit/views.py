@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from itertools import chain
 from typing import NamedTuple, cast
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.db import InterfaceError, OperationalError
 from django.http import (
@@ -24,13 +26,12 @@ from django.http import (
 )
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
-from django.utils.translation import get_language
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit import serving
+from django_sitemapkit import html, serving
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.encoder import SITEMAPINDEX, URLSET, Encoder, Entry
+from django_sitemapkit.encoder import SITEMAPINDEX, Document, Encoder, Entry
 from django_sitemapkit.index import index_entries, indexed_pages, newest
 from django_sitemapkit.locations import (
     GZIP_SUFFIX,
@@ -94,6 +95,8 @@ def gzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
 
 
 XML = Representation("xml", "", serving.XML_CONTENT_TYPE, as_is)
+# The HTML pages for people (html.py); never a built file.
+HTML = Representation("html", "", html.CONTENT_TYPE, as_is)
 # The .xml.gz URLs: the body is a gzip file (RFC 6713), not XML with a content
 # coding, so no Content-Encoding is sent and nothing decodes it on the way.
 GZIP = Representation("gzip", GZIP_SUFFIX, serving.GZIP_CONTENT_TYPE, gzipped)
@@ -239,8 +242,16 @@ def database_index(request: HttpRequest, representation: Representation) -> Http
     )
 
 
+# Writes a page's bytes from its first entry and the rest: the XML, or the HTML.
+PageWriter = Callable[[Entry, Generator[Entry], BaseSource, int], Iterator[bytes]]
+
+
 def database_page(
-    request: HttpRequest, representation: Representation, section: str, page: int
+    request: HttpRequest,
+    representation: Representation,
+    section: str,
+    page: int,
+    writer: PageWriter | None = None,
 ) -> HttpResponseBase:
     source = registry.get(section)
     if source is None:
@@ -259,11 +270,13 @@ def database_page(
         representation,
         etag,
         stats.lastmod,
-        lambda: page_body(source, page, stats, head_only),
+        lambda: page_body(source, page, stats, head_only, writer or checked_urlset),
     )
 
 
-def page_body(source: BaseSource, page: int, stats: PageStats, head_only: bool) -> Iterator[bytes]:
+def page_body(
+    source: BaseSource, page: int, stats: PageStats, head_only: bool, writer: PageWriter
+) -> Iterator[bytes]:
     """The page's bytes; its first valid entry is read now, so a page without one is a 404."""
     rows = source.page_rows(page, stats.start)
     entries = source.entries(rows, LocationPolicy.from_settings())
@@ -276,7 +289,7 @@ def page_body(source: BaseSource, page: int, stats: PageStats, head_only: bool) 
             source.name,
         )
         raise Http404(f"Sitemap section {source.name!r} page {page} has no valid entry.")
-    if not fits_alone(first):
+    if not fits_alone(first, source.urlset()):
         entries.close()
         logger.error(
             "The first entry of page %s of sitemap source %r does not fit in %s bytes "
@@ -291,13 +304,13 @@ def page_body(source: BaseSource, page: int, stats: PageStats, head_only: bool) 
         # HEAD has its answer: release the rows (and their cursor) now.
         entries.close()
         return iter(())
-    return ClosingStream(checked_urlset(first, entries, source, page), entries)
+    return ClosingStream(writer(first, entries, source, page), entries)
 
 
-def fits_alone(entry: Entry) -> bool:
+def fits_alone(entry: Entry, document: Document) -> bool:
     """Whether a ``<urlset>`` of this one entry fits in ``SITEMAPKIT_MAX_BYTES``: if
     not, the encoder would cut before it and write an empty, schema-invalid page."""
-    size = len(URLSET.opening) + len(URLSET.element(entry).encode()) + len(URLSET.closing)
+    size = len(document.opening) + len(document.element(entry).encode()) + len(document.closing)
     return size <= conf.MAX_BYTES
 
 
@@ -321,7 +334,7 @@ def checked_urlset(
     first: Entry, rest: Generator[Entry], source: BaseSource, page: int
 ) -> Iterator[bytes]:
     """The page's bytes, logging an error if ``SITEMAPKIT_MAX_BYTES`` cut it short."""
-    encoder = Encoder(URLSET, max_urls=source.page_size(), max_bytes=conf.MAX_BYTES)
+    encoder = Encoder(source.urlset(), max_urls=source.url_limit(), max_bytes=conf.MAX_BYTES)
     try:
         yield from encoder.stream(chain([first], rest))
     except Exception as exc:
@@ -404,8 +417,80 @@ def weak_etag(*parts: object) -> str:
     """A weak validator (RFC 9110 section 8.8.1): equal when the page's data is
     equal, as seen by what the database can tell cheaply, and what else shapes
     its bytes is unchanged: the settings, the script prefix and the language
-    the URLs are reversed in."""
+    the URLs are reversed in (LANGUAGE_CODE, whatever the request's)."""
     seed = repr(
-        (conf.BASE_URL, conf.MAX_BYTES, fixed_script_prefix(), get_language(), *parts)
+        (conf.BASE_URL, conf.MAX_BYTES, fixed_script_prefix(), settings.LANGUAGE_CODE, *parts)
     ).encode()
     return f'W/"{hashlib.blake2b(seed, digest_size=12).hexdigest()}"'
+
+
+# -- the HTML sitemap for people (html.py), from the database in every mode -----
+
+
+@require_safe
+def html_index(request: HttpRequest) -> HttpResponseBase:
+    try:
+        response = database_html_index(request)
+    except (OperationalError, InterfaceError):
+        response = unavailable(request, "The HTML sitemap index")
+    return for_server(request, with_html_headers(response))
+
+
+@require_safe
+def html_page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+    try:
+        response = database_page(request, HTML, section, page, html_urlset)
+    except (OperationalError, InterfaceError):
+        response = unavailable(request, f"HTML page {page} of sitemap source {section!r}")
+    return for_server(request, with_html_headers(response))
+
+
+def with_html_headers(response: HttpResponseBase) -> HttpResponseBase:
+    if response.status_code in (200, 304):
+        response["Content-Security-Policy"] = html.CONTENT_SECURITY_POLICY
+        # A page for people: no X-Robots-Tag, which is meant for the XML.
+        if "X-Robots-Tag" in response:
+            del response["X-Robots-Tag"]
+    return response
+
+
+def database_html_index(request: HttpRequest) -> HttpResponseBase:
+    origin = Origin.from_settings()
+    pages = list(indexed_pages())
+    if not pages:
+        raise Http404("No sitemap section has any rows.")
+    xml_entries = index_entries(pages, origin)
+    rows = [
+        html.IndexRow(
+            item.source.name,
+            item.page,
+            page_urls(item.source, item.page),
+            entry.lastmod,
+            origin.url + html.page_path(item.source.name, item.page),
+            entry.loc,
+        )
+        for item, entry in zip(pages, xml_entries, strict=True)
+    ]
+    etag = weak_etag(HTML.label, "index", *rows)
+    return document_response(request, HTML, etag, newest(pages), lambda: html.index_document(rows))
+
+
+def page_urls(source: BaseSource, page: int) -> int:
+    """The URLs a page lists (before any invalid row is skipped)."""
+    first, _ = source.page_bounds(page)
+    rows = min(source.page_size(), source.count() - first)
+    return max(rows, 0) * len(source.language_codes())
+
+
+def html_urlset(
+    first: Entry, rest: Generator[Entry], source: BaseSource, page: int
+) -> Iterator[bytes]:
+    """The HTML table of a page: the same entries as its XML, as many as it holds."""
+    origin = Origin.from_settings()
+    layout = html.page_layout(source.name, page, origin.url + html.index_path())
+    # The XML page's URL limit; its byte cap is the XML's, not this document's.
+    encoder = Encoder(layout, max_urls=source.url_limit(), max_bytes=sys.maxsize)
+    try:
+        yield from encoder.stream(chain([first], rest))
+    finally:
+        rest.close()

@@ -22,9 +22,33 @@ class Article(models.Model):
     published_on = models.DateField(null=True)
     changefreq = models.CharField(max_length=20, null=True)
     priority = models.FloatField(null=True)
+    gallery = models.ManyToManyField("Photo", related_name="galleries")
 
     def __str__(self) -> str:
         return self.title
 
     def get_absolute_url(self) -> str:
         return reverse("article-by-pk", kwargs={"pk": self.pk})
+
+
+class Photo(models.Model):
+    """Images of an article (a reverse foreign key), or of many (``Article.gallery``)."""
+
+    article = models.ForeignKey(Article, null=True, on_delete=models.CASCADE, related_name="photos")
+    url = models.CharField(max_length=2100, null=True)
+    file = models.FileField(upload_to="photos/", blank=True)
+    position = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "pk"]
+
+
+class Clip(models.Model):
+    """Videos of an article."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="clips")
+    thumbnail = models.CharField(max_length=2100)
+    title = models.CharField(max_length=300)
+    description = models.TextField()
+    file_url = models.CharField(max_length=2100, null=True)
+    seconds = models.IntegerField(null=True)

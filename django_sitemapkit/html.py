@@ -1,0 +1,154 @@
+"""The sitemap as HTML, for people: the index and each page as a table.
+
+Browsers are dropping XSLT, so instead of an ``<?xml-stylesheet?>`` on the
+XML (which stays exactly what crawlers read), the same entries are written a
+second time as a plain HTML document: one ``<tr>`` per entry, streamed like
+the XML, every value escaped, and nothing loaded from anywhere (the one style
+sheet is inline, and the ``Content-Security-Policy`` allows only it).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from html import escape
+from typing import NamedTuple
+
+from django.conf import settings
+from django.urls import reverse
+
+from django_sitemapkit.encoder import CHUNK_BYTES, Entry
+from django_sitemapkit.locations import stable_script_prefix
+
+CONTENT_TYPE = "text/html; charset=utf-8"
+URL_NAMESPACE = "sitemapkit_html"
+
+STYLE = (
+    "body{font:16px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:72rem;"
+    "padding:0 1rem;color:#1a1a1a;background:#fff}"
+    "table{border-collapse:collapse;width:100%}"
+    "caption{text-align:left;padding:.5rem 0;color:#555}"
+    "th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;"
+    "vertical-align:top}"
+    "thead th{background:#f3f3f3;position:sticky;top:0}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "a{color:#0b57d0;overflow-wrap:anywhere}"
+)
+# CSP level 2, "hash-source": the inline style is allowed by its digest, so the
+# page may load nothing else at all (no font, script, image or frame).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; style-src 'sha256-"
+    + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+    + "'; base-uri 'none'; form-action 'none'"
+)
+
+PAGE_COLUMNS = (
+    "URL",
+    "Last modified",
+    "Change frequency",
+    "Priority",
+    "Alternates",
+    "Images",
+)
+INDEX_COLUMNS = ("Section page", "URLs", "Last modified", "XML")
+
+
+class HtmlLayout(NamedTuple):
+    """An HTML document for the encoder: what comes before and after the rows."""
+
+    opening: bytes
+    closing: bytes
+    element: Callable[[Entry], str]
+
+
+def document_start(title: str, intro: str, columns: Iterable[str], caption: str) -> bytes:
+    headers = "".join(f'<th scope="col">{escape(name)}</th>' for name in columns)
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{escape(settings.LANGUAGE_CODE)}">\n'
+        '<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n"
+        f"<body>\n<main>\n<h1>{escape(title)}</h1>\n{intro}\n"
+        f"<table>\n<caption>{escape(caption)}</caption>\n"
+        f"<thead><tr>{headers}</tr></thead>\n<tbody>\n"
+    ).encode()
+
+
+DOCUMENT_END = b"</tbody>\n</table>\n</main>\n</body>\n</html>\n"
+
+
+def link(url: str) -> str:
+    text = escape(url)
+    return f'<a href="{text}">{text}</a>'
+
+
+def optional(text: str | None) -> str:
+    return "" if text is None else escape(text)
+
+
+def lastmod_cell(lastmod: str | None) -> str:
+    if lastmod is None:
+        return "<td></td>"
+    return f'<td><time datetime="{lastmod}">{lastmod}</time></td>'
+
+
+def url_row(entry: Entry) -> str:
+    """One entry of a page: its link, its values, and how many alternates and images."""
+    loc, lastmod, changefreq, priority, extras = entry
+    alternates = images = 0
+    if extras is not None:
+        alternates, images = len(extras.alternates), len(extras.images)
+    return (
+        f'<tr><th scope="row">{link(loc)}</th>{lastmod_cell(lastmod)}'
+        f'<td>{optional(changefreq)}</td><td class="n">{optional(priority)}</td>'
+        f'<td class="n">{alternates}</td><td class="n">{images}</td></tr>\n'
+    )
+
+
+def page_layout(section: str, page: int, index_url: str) -> HtmlLayout:
+    title = f"Sitemap: {section}, page {page}"
+    intro = f'<p><a href="{escape(index_url)}">All sections</a></p>'
+    caption = f"The URLs of page {page} of section {section}"
+    return HtmlLayout(document_start(title, intro, PAGE_COLUMNS, caption), DOCUMENT_END, url_row)
+
+
+class IndexRow(NamedTuple):
+    section: str
+    page: int
+    urls: int
+    lastmod: str | None
+    html_url: str
+    xml_url: str
+
+
+def index_document(rows: list[IndexRow]) -> Iterator[bytes]:
+    total = sum(row.urls for row in rows)
+    intro = f"<p>{total:,} URLs in {len(rows):,} pages.</p>"
+    yield document_start("Sitemap", intro, INDEX_COLUMNS, "Every page of every section")
+    chunk: list[str] = []
+    size = 0
+    for row in rows:
+        line = (
+            f'<tr><th scope="row"><a href="{escape(row.html_url)}">'
+            f"{escape(row.section)}, page {row.page}</a></th>"
+            f'<td class="n">{row.urls:,}</td>{lastmod_cell(row.lastmod)}'
+            f"<td>{link(row.xml_url)}</td></tr>\n"
+        )
+        chunk.append(line)
+        size += len(line)
+        if size >= CHUNK_BYTES:
+            yield "".join(chunk).encode()
+            chunk, size = [], 0
+    yield "".join(chunk).encode() + DOCUMENT_END
+
+
+def index_path() -> str:
+    with stable_script_prefix():
+        return reverse(f"{URL_NAMESPACE}:index")
+
+
+def page_path(section: str, page: int) -> str:
+    with stable_script_prefix():
+        return reverse(f"{URL_NAMESPACE}:page", kwargs={"section": section, "page": page})

@@ -1,0 +1,26 @@
+"""``include("django_sitemapkit.html_urls")`` serves the sitemap as HTML, for people:
+``sitemap.html`` (every section and page) and ``sitemap-<section>-<page>.html``.
+
+Opt-in: only a project that includes these URLs has the pages. The XML never
+links to them.
+"""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from django_sitemapkit import views
+
+# Importing urls registers the section and page converters (once: Django
+# refuses a second registration of a name).
+from django_sitemapkit.urls import urlpatterns as _xml_urlpatterns  # noqa: F401
+
+app_name = "sitemapkit_html"
+urlpatterns = [
+    path("sitemap.html", views.html_index, name="index"),
+    path(
+        "sitemap-<sitemapkit_section:section>-<sitemapkit_page:page>.html",
+        views.html_page,
+        name="page",
+    ),
+]
