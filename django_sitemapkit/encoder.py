@@ -145,7 +145,7 @@ def news_element(news: NewsItem) -> str:
     return (
         "<news:news><news:publication>"
         f"<news:name>{escape(news.name)}</news:name>"
-        f"<news:language>{news.language}</news:language>"
+        f"<news:language>{escape(news.language)}</news:language>"
         f"</news:publication><news:publication_date>{news.publication_date}"
         f"</news:publication_date><news:title>{escape(news.title)}</news:title></news:news>"
     )

@@ -349,11 +349,11 @@ class BaseSource:
                 skipped,
                 lambda value: extensions.format_video(value, origin, own),
             )
+            if skipped and conf.STRICT:
+                # entries() names the row and the source.
+                raise InvalidEntry(skipped[0])
             for problem in skipped:
-                message = f"Left out {problem} of {key_of(row)} of source {self.name!r}"
-                if conf.STRICT:
-                    raise InvalidEntry(message)
-                logger.warning("%s.", message)
+                logger.warning("Left out %s of %s of source %r.", problem, key_of(row), self.name)
             news = news_of(row)
             return [
                 entry._replace(extras=Extras(links, tuple(images), tuple(videos), news))
@@ -429,7 +429,8 @@ class BaseSource:
             names = list(declared.paths)
 
             def from_related(row: Any, related: RelatedValues) -> Iterable[Any]:
-                values = related[attribute].get(pk_of(row), ())
+                # Nothing to read for a source without a model (sitemapkit.E028).
+                values = related.get(attribute, {}).get(pk_of(row), ())
                 if attribute == "images":
                     return extensions.related_images(values)
                 return extensions.related_videos(names, values)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django_sitemapkit.destinations import BuildError, Staging
+from django_sitemapkit.encoder import NAMESPACE
 from django_sitemapkit.locations import GZIP_SUFFIX, INDEX_FILENAME
 
 if TYPE_CHECKING:
@@ -18,12 +19,47 @@ if TYPE_CHECKING:
     from django_sitemapkit.build import BuiltFile
 
 
+#: The driver that imports sitemap.xsd and the extension schemas (schemas/README.md).
+EXTENSIONS_SCHEMA = "urlset-extensions.xsd"
+# xhtml1-strict.xsd imports the XML namespace's schema by this URL.
+XML_XSD_URL = "http://www.w3.org/2001/xml.xsd"
+
+
 @cache
 def schema(name: str) -> etree.XMLSchema:
     from lxml import etree
 
-    path = files("django_sitemapkit") / "schemas" / name
-    return etree.XMLSchema(etree.fromstring(path.read_bytes()))
+    path = Path(str(files("django_sitemapkit") / "schemas" / name))
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    parser.resolvers.add(offline_resolver(path.parent))
+    # Parsed from its path, so that imports by relative name find the copies beside it.
+    return etree.XMLSchema(etree.parse(str(path), parser))
+
+
+def offline_resolver(directory: Path) -> etree.Resolver:
+    from lxml import etree
+
+    class OfflineResolver(etree.Resolver):
+        """Answers the one import by URL from the local stand-in; never the network."""
+
+        def resolve(  # type: ignore[override]
+            self, system_url: str, public_id: str | None, context: object
+        ) -> object:
+            if system_url == XML_XSD_URL:
+                return self.resolve_filename(  # type: ignore[attr-defined]
+                    str(directory / "xml.xsd"), context
+                )
+            return None
+
+    return OfflineResolver()
+
+
+def schema_for(document: etree._ElementTree, name: str) -> str:
+    """The schema a document is checked against: the driver when it uses an extension."""
+    if name == INDEX_FILENAME:
+        return "siteindex.xsd"
+    declared = set(document.getroot().nsmap.values())
+    return "sitemap.xsd" if declared <= {NAMESPACE} else EXTENSIONS_SCHEMA
 
 
 def validate_staged(staging: Staging, built: Iterable[BuiltFile]) -> None:
@@ -36,14 +72,13 @@ def validate_staged(staging: Staging, built: Iterable[BuiltFile]) -> None:
             "--validate needs lxml: pip install 'django-sitemapkit[validate]'."
         ) from exc
     for item in built:
-        schema_name = "siteindex.xsd" if item.name == INDEX_FILENAME else "sitemap.xsd"
         path = staging.path(item.name)
-        validate_file(path, item.name, schema_name)
+        validate_file(path, item.name)
         if item.gzip_size is not None:
             check_gzip_sibling(path, staging.path(item.name + GZIP_SUFFIX), item.name)
 
 
-def validate_file(path: Path, name: str, schema_name: str) -> None:
+def validate_file(path: Path, name: str) -> None:
     from lxml import etree
 
     # No entity expansion, no network: the file is parsed as data only.
@@ -52,6 +87,7 @@ def validate_file(path: Path, name: str, schema_name: str) -> None:
         document = etree.parse(str(path), parser)
     except etree.XMLSyntaxError as exc:
         raise BuildError(f"{name} is not well-formed XML: {exc}.") from exc
+    schema_name = schema_for(document, name)
     try:
         schema(schema_name).assertValid(document)
     except etree.DocumentInvalid as exc:

@@ -460,11 +460,13 @@ def database_html_index(request: HttpRequest) -> HttpResponseBase:
     if not pages:
         raise Http404("No sitemap section has any rows.")
     xml_entries = index_entries(pages, origin)
+    # One count per section, not per page.
+    counts = {item.source.name: item.source.count() for item in pages if item.page == 1}
     rows = [
         html.IndexRow(
             item.source.name,
             item.page,
-            page_urls(item.source, item.page),
+            page_urls(item.source, item.page, counts[item.source.name]),
             entry.lastmod,
             origin.url + html.page_path(item.source.name, item.page),
             entry.loc,
@@ -475,10 +477,11 @@ def database_html_index(request: HttpRequest) -> HttpResponseBase:
     return document_response(request, HTML, etag, newest(pages), lambda: html.index_document(rows))
 
 
-def page_urls(source: BaseSource, page: int) -> int:
-    """The URLs a page lists (before any invalid row is skipped)."""
+def page_urls(source: BaseSource, page: int, count: int) -> int:
+    """The URLs a page of a section of ``count`` rows lists (before any invalid row
+    is skipped)."""
     first, _ = source.page_bounds(page)
-    rows = min(source.page_size(), source.count() - first)
+    rows = min(source.page_size(), count - first)
     return max(rows, 0) * len(source.language_codes())
 
 

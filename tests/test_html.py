@@ -1,0 +1,188 @@
+"""The HTML sitemap for people: ``django_sitemapkit.html_urls``."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.test import Client, override_settings
+from factories import ArticleFactory
+from lxml import html as lxml_html
+from sitemap_xml import fetch, parse_index, parse_urlset, streamed
+from testapp.models import Photo
+from testapp.sitemaps import ArticleSource, PagesSource
+
+from django_sitemapkit import Related
+from django_sitemapkit.html import STYLE
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_html")]
+SITE = "https://www.example.com"
+UTC = dt.timezone.utc
+Sources = Callable[..., None]
+CSP = (
+    "default-src 'none'; style-src 'sha256-"
+    + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+    + "'; base-uri 'none'; form-action 'none'"
+)
+
+
+class SmallPages(ArticleSource):
+    limit = 2
+
+
+class WithPhotos(ArticleSource):
+    name = "photos"
+    images = Related("photos", loc="url")
+
+
+def text(element: object) -> str:
+    assert isinstance(element, lxml_html.HtmlElement)
+    return str(element.text_content())
+
+
+def table(body: bytes) -> tuple[list[str], list[list[Any]]]:
+    """The headers and, per body row, each cell's text (and the href of its link)."""
+    document = lxml_html.fromstring(body)
+    (element,) = document.findall(".//table")
+    assert isinstance(element, lxml_html.HtmlElement)
+    headers = [text(th) for th in element.findall("./thead/tr/th")]
+    rows = []
+    for tr in element.findall("./tbody/tr"):
+        cells: list[Any] = []
+        for cell in tr:
+            link = cell.find("a")
+            content = text(cell)
+            cells.append(content if link is None else (content, link.get("href")))
+        rows.append(cells)
+    return headers, rows
+
+
+def test_the_index_lists_every_page_with_its_count_lastmod_and_links(
+    client: Client, sources: Sources
+) -> None:
+    sources(SmallPages, PagesSource)
+    for day in (1, 5, 3):
+        ArticleFactory.create(updated_at=dt.datetime(2024, 3, day, tzinfo=UTC))
+    status, body, headers = fetch(client, "/sitemap.html")
+    assert status == 200
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    assert headers["Content-Security-Policy"] == CSP
+    xml_index = parse_index(fetch(client, "/sitemap.xml")[1])
+    headers_row, rows = table(body)
+    assert headers_row == ["Section page", "URLs", "Last modified", "XML"]
+    expected_pages = [("articles", 1, "2"), ("articles", 2, "1"), ("pages", 1, "2")]
+    assert rows == [
+        [
+            (f"{section}, page {page}", f"{SITE}/sitemap-{section}-{page}.html"),
+            count,
+            lastmod or "",
+            (loc, loc),
+        ]
+        for (section, page, count), (loc, lastmod) in zip(expected_pages, xml_index, strict=True)
+    ]
+
+
+def test_a_page_lists_the_xml_page_s_urls_with_their_values(
+    client: Client, sources: Sources
+) -> None:
+    sources(WithPhotos)
+    first = ArticleFactory.create(slug="a&b'c", updated_at=dt.datetime(2024, 3, 1, tzinfo=UTC))
+    ArticleFactory.create(slug="<script>", updated_at=None)
+    Photo.objects.create(article=first, url="/1.png")
+    Photo.objects.create(article=first, url="/2.png")
+    status, body, _ = fetch(client, "/sitemap-photos-1.html")
+    assert status == 200
+    xml = parse_urlset(fetch(client, "/sitemap-photos-1.xml")[1])
+    headers, rows = table(body)
+    assert headers == [
+        "URL",
+        "Last modified",
+        "Change frequency",
+        "Priority",
+        "Alternates",
+        "Images",
+    ]
+    assert rows == [
+        [(url.loc, url.loc), url.lastmod or "", url.changefreq, url.priority, "0", images]
+        for url, images in zip(xml, ["2", "0"], strict=True)
+    ]
+    assert xml[0].loc == f"{SITE}/articles/a&b'c/"
+    # Escaped in the markup: nothing of the data can open a tag or end an attribute.
+    assert b"<script>" not in body
+    assert b"a&amp;b&#x27;c" in body
+    document = lxml_html.fromstring(body)
+    assert document.findall(".//script") == []
+    assert [element.tag for element in document.iter() if element.get("src")] == []
+
+
+def test_html_pages_answer_404_where_the_xml_does(client: Client, sources: Sources) -> None:
+    sources(SmallPages)
+    ArticleFactory.create()
+    for path in ("/sitemap-nope-1.html", "/sitemap-articles-2.html", "/sitemap-articles-0.html"):
+        assert client.get(path).status_code == 404, path
+        assert client.get(path.replace(".html", ".xml")).status_code == 404, path
+
+
+def test_no_rows_no_index(client: Client, sources: Sources) -> None:
+    sources(SmallPages)
+    assert client.get("/sitemap.html").status_code == 404
+
+
+@override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex")
+def test_head_conditional_get_and_other_methods(client: Client, sources: Sources) -> None:
+    sources(SmallPages)
+    ArticleFactory.create()
+    for path in ("/sitemap.html", "/sitemap-articles-1.html"):
+        response = client.get(path)
+        streamed(response)
+        etag = response["ETag"]
+        assert "X-Robots-Tag" not in response  # a page for people
+        head = client.head(path)
+        assert (head.status_code, head.content, head["ETag"]) == (200, b"", etag)
+        again = client.get(path, headers={"if-none-match": etag})
+        assert again.status_code == 304
+        assert client.post(path).status_code == 405
+        # The XML has its own validator.
+        xml = client.get(path.replace(".html", ".xml"))
+        streamed(xml)
+        assert xml["ETag"] != etag
+
+
+def test_html_is_opt_in(client: Client, sources: Sources, settings: Any) -> None:
+    settings.ROOT_URLCONF = "testapp.urls"
+    sources(SmallPages)
+    ArticleFactory.create()
+    assert client.get("/sitemap.html").status_code == 404
+    # The XML never points at the HTML.
+    assert b".html" not in fetch(client, "/sitemap.xml")[1]
+    assert b".html" not in fetch(client, "/sitemap-articles-1.xml")[1]
+
+
+class Translated(ArticleSource):
+    name = "translated"
+    limit = 4  # two rows of two languages a page
+    i18n = True
+    alternates = True
+    languages = ["en", "fr"]
+
+
+@pytest.mark.urls("testapp.urls_i18n")
+@override_settings(LANGUAGES=[("en", "English"), ("fr", "French")], LANGUAGE_CODE="en")
+def test_counts_and_alternates_of_an_i18n_section(client: Client, sources: Sources) -> None:
+    sources(Translated)
+    for slug in ("a", "b", "c"):
+        ArticleFactory.create(slug=slug)
+    _, rows = table(fetch(client, "/sitemap.html")[1])
+    assert [(row[0][0], row[1]) for row in rows] == [
+        ("translated, page 1", "4"),
+        ("translated, page 2", "2"),
+    ]
+    _, rows = table(fetch(client, "/sitemap-translated-2.html")[1])
+    assert [(row[0][1], row[4]) for row in rows] == [
+        (f"{SITE}/en/articles/c/", "2"),
+        (f"{SITE}/fr/articles/c/", "2"),
+    ]
