@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 from django.urls import reverse
 
@@ -22,7 +24,9 @@ class Article(models.Model):
     published_on = models.DateField(null=True)
     changefreq = models.CharField(max_length=20, null=True)
     priority = models.FloatField(null=True)
-    gallery = models.ManyToManyField("Photo", related_name="galleries")
+    gallery: models.ManyToManyField[Photo, Any] = models.ManyToManyField(
+        "Photo", related_name="galleries"
+    )
 
     def __str__(self) -> str:
         return self.title
@@ -42,6 +46,9 @@ class Photo(models.Model):
     class Meta:
         ordering = ["position", "pk"]
 
+    def __str__(self) -> str:
+        return self.url or self.file.name or ""
+
 
 class Clip(models.Model):
     """Videos of an article."""
@@ -52,3 +59,6 @@ class Clip(models.Model):
     description = models.TextField()
     file_url = models.CharField(max_length=2100, null=True)
     seconds = models.IntegerField(null=True)
+
+    def __str__(self) -> str:
+        return self.title
