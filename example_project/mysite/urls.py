@@ -17,4 +17,7 @@ urlpatterns = [
     path("bench/", include("bench.urls")),
     # /sitemap.xml (the index) and /sitemap-<section>-<page>.xml
     path("", include("django_sitemapkit.urls")),
+    # /sitemap.html and /sitemap-<section>-<page>.html: the same pages as tables,
+    # for people (opt-in; the XML never links to them)
+    path("", include("django_sitemapkit.html_urls")),
 ]

@@ -1,0 +1,355 @@
+"""The HTML sitemap in a real browser: the example project served by runserver,
+each page loaded by Debian's headless Chromium and its DOM read back.
+
+The example blog runs in its own process with its own settings (not this
+suite's), on a fresh SQLite file seeded with a few posts by its own commands.
+The DOM Chromium builds must carry exactly the links of the XML documents the
+same server sends, and reference nothing outside the page.
+
+Needs the ``chromium`` program (Debian's chromium package; .ci/run installs it);
+without it the tests are skipped.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from lxml import html as lxml_html
+from lxml.html import HtmlElement
+from sitemap_xml import ExtendedUrl, parse_extended_urlset, parse_index
+
+EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "example_project"
+POSTS = 30
+SERVER_START_SECONDS = 30
+CHROMIUM_SECONDS = 60
+INDEX_COLUMNS = ["Section page", "URLs", "Last modified", "XML"]
+PAGE_COLUMNS = ["URL", "Last modified", "Change frequency", "Priority", "Alternates", "Images"]
+XML_PAGE = re.compile(r"/sitemap-(?P<section>[a-z0-9_]+)-(?P<page>[1-9][0-9]*)\.xml")
+# The flags of every run; a fresh --user-data-dir and the action come after.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Environment variables the example project (or Python) reads that must come
+# from this test, never from the suite's environment: the suite's settings
+# module and tests/ on the path, the database choice (a PostgreSQL pass of CI
+# sets PGHOST and friends; EXAMPLE_DATABASE alone decides), the serving mode.
+CHILD_ENV_DROPPED = (
+    "DJANGO_SETTINGS_MODULE",
+    "PYTHONPATH",
+    "PYTHONSAFEPATH",
+    "PYTHONSTARTUP",
+    "EXAMPLE_DATABASE",
+    "SITEMAPKIT_BASE_URL",
+    "SITEMAPKIT_SERVE",
+    "SITEMAPKIT_OUTPUT_DIR",
+)
+
+
+def find_chromium() -> str | None:
+    return shutil.which("chromium") or (
+        "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
+    )
+
+
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None,
+    reason="no chromium on PATH nor /usr/bin/chromium: install Debian's chromium package "
+    "(apt-get install --no-install-recommends chromium fonts-dejavu-core)",
+)
+
+# Every request goes straight to 127.0.0.1, whatever *_proxy variables say.
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class Fetched(NamedTuple):
+    body: bytes
+    content_type: str
+    csp: str | None
+
+
+def fetch(url: str) -> Fetched:
+    with OPENER.open(url, timeout=30) as response:
+        return Fetched(
+            response.read(),
+            response.headers.get("Content-Type", ""),
+            response.headers.get("Content-Security-Policy"),
+        )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stops a process started in its own session, and whatever it started."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+    # Children left behind (a browser's helpers) go too, then the leader is reaped.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+
+
+def example_env(base_url: str, workdir: Path) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in CHILD_ENV_DROPPED}
+    env.update(
+        # An absolute path replaces the default db.sqlite3 next to manage.py.
+        EXAMPLE_DATABASE=str(workdir / "example.sqlite3"),
+        SITEMAPKIT_BASE_URL=base_url,
+        SITEMAPKIT_SERVE="database",
+        # Nothing is read from (or written to) example_project/public/sitemaps.
+        SITEMAPKIT_OUTPUT_DIR=str(workdir / "sitemaps"),
+    )
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=EXAMPLE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"manage.py {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
+
+
+def wait_until_up(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while True:
+        if process.poll() is not None:
+            pytest.fail(f"runserver exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with OPENER.open(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(
+                f"runserver did not answer {url} in {SERVER_START_SECONDS} s:\n{log.read_text()}"
+            )
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The example blog, migrated and seeded, served by runserver on a free port.
+
+    The server is stopped when the module's tests are done, and also when it
+    fails to start: SIGTERM to its process group, SIGKILL after 10 s.
+    """
+    workdir = tmp_path_factory.mktemp("example")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = example_env(url, workdir)
+    manage(env, "migrate", "--noinput", "--verbosity", "0")
+    manage(env, "seed", "--rows", str(POSTS), "--categories", "5")
+    log = workdir / "runserver.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+            cwd=EXAMPLE_DIR,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            # Its own process group, so that stop() reaches anything it started.
+            start_new_session=True,
+        )
+    try:
+        wait_until_up(server, f"{url}/sitemap.xml", log)
+        yield url
+        assert server.poll() is None, f"runserver died during the tests:\n{log.read_text()}"
+    finally:
+        stop(server)
+
+
+def browser_dom(url: str, profile: Path) -> HtmlElement:
+    """The DOM of ``url`` once Chromium has loaded it, parsed back."""
+    chromium = find_chromium()
+    assert chromium is not None
+    browser = subprocess.Popen(
+        [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = browser.communicate(timeout=CHROMIUM_SECONDS)
+    except subprocess.TimeoutExpired:
+        stop(browser)
+        for pipe in (browser.stdout, browser.stderr):
+            if pipe is not None:
+                pipe.close()
+        pytest.fail(f"chromium did not finish loading {url} in {CHROMIUM_SECONDS} s")
+    finally:
+        stop(browser)
+    assert browser.returncode == 0, err.decode(errors="replace")[-3000:]
+    assert out.strip(), f"chromium dumped nothing for {url}: {err.decode(errors='replace')[-3000:]}"
+    return lxml_html.document_fromstring(out)
+
+
+def elements(node: HtmlElement, path: str) -> list[HtmlElement]:
+    found = node.xpath(path)
+    assert isinstance(found, list)
+    assert all(isinstance(item, HtmlElement) for item in found), found
+    return [item for item in found if isinstance(item, HtmlElement)]
+
+
+def one(node: HtmlElement, path: str) -> HtmlElement:
+    found = elements(node, path)
+    assert len(found) == 1, f"{len(found)} matches of {path}"
+    return found[0]
+
+
+def text(node: HtmlElement) -> str:
+    content = node.text_content()
+    assert isinstance(content, str)
+    return content.strip()
+
+
+def table_rows(dom: HtmlElement, columns: list[str]) -> list[HtmlElement]:
+    """The body rows of the document's one table, after checking its head."""
+    table = one(dom, "//table")
+    assert text(one(table, "caption"))
+    headers = elements(table, "thead/tr/th")
+    assert [text(th) for th in headers] == columns
+    assert [th.get("scope") for th in headers] == ["col"] * len(columns)
+    rows = elements(table, "tbody/tr")
+    for row in rows:
+        # The row header and one cell per other column.
+        assert [cell.tag for cell in row] == ["th"] + ["td"] * (len(columns) - 1)
+        assert row[0].get("scope") == "row"
+    return rows
+
+
+def assert_self_contained(dom: HtmlElement, base: str, csp: str | None) -> None:
+    """Nothing loaded from anywhere; every link absolute on the base URL."""
+    assert elements(dom, "//script") == []
+    assert elements(dom, "//link") == []
+    assert elements(dom, "//*[@src]") == []
+    assert elements(dom, "//iframe | //object | //embed | //img") == []
+    links = elements(dom, "//a")
+    assert links
+    for a in links:
+        assert (a.get("href") or "").startswith(base + "/"), a.get("href")
+    # The one style sheet is inline, imports nothing, and the policy the
+    # server sent allows it by its digest (else the browser would ignore it).
+    style = one(dom, "/html/head/style").text or ""
+    assert "url(" not in style
+    assert "@import" not in style
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+    assert csp is not None
+    assert "default-src 'none'" in csp
+    assert f"'sha256-{digest}'" in csp
+    assert "http" not in csp
+
+
+def test_index_in_chromium(base_url: str, tmp_path: Path) -> None:
+    index = parse_index(fetch(f"{base_url}/sitemap.xml").body)
+    served = fetch(f"{base_url}/sitemap.html")
+    assert served.content_type == "text/html; charset=utf-8"
+
+    dom = browser_dom(f"{base_url}/sitemap.html", tmp_path / "profile")
+
+    assert text(one(dom, "//h1")) == "Sitemap"
+    rows = table_rows(dom, INDEX_COLUMNS)
+    # One row per page of every section: those the XML index lists, in its order.
+    assert len(rows) == len(index)
+    sections = []
+    for row, (loc, lastmod) in zip(rows, index, strict=True):
+        match = XML_PAGE.fullmatch(loc.removeprefix(base_url))
+        assert match is not None, loc
+        section, page = match["section"], int(match["page"])
+        sections.append(section)
+        html_link = one(row[0], "a")
+        assert html_link.get("href") == f"{base_url}/sitemap-{section}-{page}.html"
+        assert text(html_link) == f"{section}, page {page}"
+        # The count is the number of <url>s on that XML page.
+        urls = parse_extended_urlset(fetch(loc).body)
+        assert text(row[1]) == f"{len(urls):,}"
+        if lastmod is None:
+            assert text(row[2]) == ""
+        else:
+            time_element = one(row[2], "time")
+            assert time_element.get("datetime") == lastmod
+            assert text(time_element) == lastmod
+        xml_link = one(row[3], "a")
+        assert xml_link.get("href") == loc
+        assert text(xml_link) == loc
+    assert sorted(sections) == ["categories", "pages", "posts"]
+    assert_self_contained(dom, base_url, served.csp)
+
+
+def test_section_page_in_chromium(base_url: str, tmp_path: Path) -> None:
+    urls = parse_extended_urlset(fetch(f"{base_url}/sitemap-posts-1.xml").body)
+    assert 0 < len(urls) <= POSTS
+    served = fetch(f"{base_url}/sitemap-posts-1.html")
+    assert served.content_type == "text/html; charset=utf-8"
+
+    index_dom = browser_dom(f"{base_url}/sitemap.html", tmp_path / "index-profile")
+    dom = browser_dom(f"{base_url}/sitemap-posts-1.html", tmp_path / "page-profile")
+
+    assert text(one(dom, "//h1")) == "Sitemap: posts, page 1"
+    rows = table_rows(dom, PAGE_COLUMNS)
+    # The <loc>s of the XML page, in the same order, each a link to itself.
+    assert [one(row[0], "a").get("href") for row in rows] == [url.loc for url in urls]
+    assert [text(one(row[0], "a")) for row in rows] == [url.loc for url in urls]
+    for row, url in zip(rows, urls, strict=True):
+        assert_url_row(row, url)
+    # The index's count for this page is the number of rows here.
+    index_rows = table_rows(index_dom, INDEX_COLUMNS)
+    (posts_row,) = [
+        row
+        for row in index_rows
+        if one(row[0], "a").get("href") == f"{base_url}/sitemap-posts-1.html"
+    ]
+    assert text(posts_row[1]) == f"{len(rows):,}"
+    # Back to the index, on the base URL.
+    assert elements(dom, "//main/p/a")[0].get("href") == f"{base_url}/sitemap.html"
+    assert_self_contained(dom, base_url, served.csp)
+
+
+def assert_url_row(row: HtmlElement, url: ExtendedUrl) -> None:
+    """The values of one ``<url>``, and how many alternates and images it has."""
+    if url.lastmod is None:
+        assert text(row[1]) == ""
+    else:
+        assert one(row[1], "time").get("datetime") == url.lastmod
+        assert text(row[1]) == url.lastmod
+    assert text(row[2]) == (url.changefreq or "")
+    assert text(row[3]) == (url.priority or "")
+    assert text(row[4]) == str(len(url.alternates))
+    assert text(row[5]) == str(len(url.images))
