@@ -16,10 +16,8 @@ from html import escape
 from typing import NamedTuple
 
 from django.conf import settings
-from django.urls import reverse
 
 from django_sitemapkit.encoder import CHUNK_BYTES, Entry
-from django_sitemapkit.locations import stable_script_prefix
 
 CONTENT_TYPE = "text/html; charset=utf-8"
 URL_NAMESPACE = "sitemapkit_html"
@@ -160,13 +158,3 @@ def index_document(rows: list[IndexRow]) -> Iterator[bytes]:
             yield "".join(chunk).encode()
             chunk, size = [], 0
     yield "".join(chunk).encode() + DOCUMENT_END
-
-
-def index_path() -> str:
-    with stable_script_prefix():
-        return reverse(f"{URL_NAMESPACE}:index")
-
-
-def page_path(section: str, page: int) -> str:
-    with stable_script_prefix():
-        return reverse(f"{URL_NAMESPACE}:page", kwargs={"section": section, "page": page})

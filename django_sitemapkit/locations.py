@@ -139,14 +139,15 @@ def stable_script_prefix() -> Iterator[None]:
         set_script_prefix(previous)
 
 
-def index_path() -> str:
+def index_path(namespace: str = URL_NAMESPACE) -> str:
+    """The index's path; ``namespace`` picks the XML URLs or the HTML ones."""
     with stable_script_prefix():
-        return reverse(f"{URL_NAMESPACE}:index")
+        return reverse(f"{namespace}:index")
 
 
-def page_path(section: str, page: int) -> str:
+def page_path(section: str, page: int, namespace: str = URL_NAMESPACE) -> str:
     with stable_script_prefix():
-        return reverse(f"{URL_NAMESPACE}:page", kwargs={"section": section, "page": page})
+        return reverse(f"{namespace}:page", kwargs={"section": section, "page": page})
 
 
 def sitemap_directory() -> str:

@@ -261,10 +261,7 @@ class BaseSource:
                 try:
                     yield make_entry(row)
                 except InvalidEntry as exc:
-                    message = f"Skipped {key_of(row)} of source {self.name!r}: {exc}."
-                    if strict:
-                        raise InvalidEntry(message) from exc
-                    logger.warning(message)
+                    self.skip(key_of(row), exc, strict)
 
     def extended_entries(
         self,
@@ -295,10 +292,14 @@ class BaseSource:
                 try:
                     yield from extend(row, self.language_entries(row, makers), related, key_of)
                 except InvalidEntry as exc:
-                    message = f"Skipped {key_of(row)} of source {self.name!r}: {exc}."
-                    if strict:
-                        raise InvalidEntry(message) from exc
-                    logger.warning(message)
+                    self.skip(key_of(row), exc, strict)
+
+    def skip(self, key: str, exc: InvalidEntry, strict: bool) -> None:
+        """Log a row that makes no valid entry, or raise in strict mode."""
+        message = f"Skipped {key} of source {self.name!r}: {exc}."
+        if strict:
+            raise InvalidEntry(message) from exc
+        logger.warning(message)
 
     def language_entries(
         self, row: Any, makers: list[tuple[str | None, Callable[[Any], Entry]]]

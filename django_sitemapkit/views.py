@@ -39,7 +39,9 @@ from django_sitemapkit.locations import (
     LocationPolicy,
     Origin,
     fixed_script_prefix,
+    index_path,
     page_filename,
+    page_path,
 )
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource, LastmodValue, PageStats
@@ -468,7 +470,7 @@ def database_html_index(request: HttpRequest) -> HttpResponseBase:
             item.page,
             page_urls(item.source, item.page, counts[item.source.name]),
             entry.lastmod,
-            origin.url + html.page_path(item.source.name, item.page),
+            origin.url + page_path(item.source.name, item.page, html.URL_NAMESPACE),
             entry.loc,
         )
         for item, entry in zip(pages, xml_entries, strict=True)
@@ -490,7 +492,7 @@ def html_urlset(
 ) -> Iterator[bytes]:
     """The HTML table of a page: the same entries as its XML, as many as it holds."""
     origin = Origin.from_settings()
-    layout = html.page_layout(source.name, page, origin.url + html.index_path())
+    layout = html.page_layout(source.name, page, origin.url + index_path(html.URL_NAMESPACE))
     # The XML page's URL limit; its byte cap is the XML's, not this document's.
     encoder = Encoder(layout, max_urls=source.url_limit(), max_bytes=sys.maxsize)
     try:
