@@ -31,6 +31,7 @@ from django_sitemapkit.locations import (
     LocationPolicy,
     Origin,
     strict_reference,
+    without_dot_segments,
 )
 from django_sitemapkit.values import format_lastmod
 
@@ -160,7 +161,8 @@ class News:
 
 def resource_url(value: Any, origin: Origin, what: str) -> str:
     """An absolute http(s) URL for an image or a video's files; a path is taken
-    on the base URL's host. Unlike ``<loc>``, these may be on any host (a CDN)."""
+    on the base URL's host. Unlike ``<loc>``, these may be on any host (a CDN).
+    The path is written without dot segments, as a crawler would request it."""
     if isinstance(value, FieldFile):
         value = value.url if value else None
     if not isinstance(value, str) or not value:
@@ -170,7 +172,7 @@ def resource_url(value: Any, origin: Origin, what: str) -> str:
     except UnicodeError as exc:
         raise InvalidEntry(f"{what} {value!r} is not valid Unicode") from exc
     if uri.startswith("/") and not uri.startswith("//"):
-        url = origin.url + strict_reference(uri)
+        url = origin.url + without_dot_segments(strict_reference(uri))
     else:
         scheme, _, rest = uri.partition("://")
         if scheme.lower() not in ("http", "https") or not rest or rest.startswith("/"):
@@ -178,7 +180,7 @@ def resource_url(value: Any, origin: Origin, what: str) -> str:
         host, slash, path = rest.partition("/")
         if "@" in host or any(char in host for char in "?#\\"):
             raise InvalidEntry(f"{what} {value!r} has credentials or a malformed host")
-        url = f"{scheme.lower()}://{host}{strict_reference(slash + path)}"
+        url = f"{scheme.lower()}://{host}{without_dot_segments(strict_reference(slash + path))}"
     if len(url) >= MAX_LOCATION_LENGTH:
         raise InvalidEntry(f"{what} of {len(url):,} characters is too long: {url[:80]!r}...")
     return url

@@ -59,6 +59,66 @@ def strict_reference(rest: str) -> str:
     return before + hash_sign + fragment.replace("#", "%23")
 
 
+# RFC 3986 section 3.3: a dot segment is "." or ".."; by section 6.2.2.2 a
+# percent-encoded "." ("%2E", an unreserved character) is the same character.
+DOT_SEGMENT = re.compile(r"(?<![^/])(?:\.|%2[eE]){1,2}(?![^/])")
+_QUERY_OR_FRAGMENT = re.compile(r"[?#]").search
+
+
+def without_dot_segments(reference: str) -> str:
+    """The path, query and fragment ``reference`` (its path absolute) with the
+    path's dot segments removed, as every URL parser resolves them.
+
+    ``/blog/../admin/`` and ``/blog/%2e%2e/admin/`` are ``/admin/``: a
+    location must meet the location rule in the form a crawler requests it.
+    The query and fragment are kept as written; so is a ``%2E`` outside a dot
+    segment. A path with a dot segment holds ``/.`` or ``/%2``, which most
+    paths do not: they cost two substring searches.
+    """
+    if "/." not in reference and "/%2" not in reference:
+        return reference
+    end = _QUERY_OR_FRAGMENT(reference)
+    cut = len(reference) if end is None else end.start()
+    path = reference[:cut]
+    if DOT_SEGMENT.search(path) is None:
+        return reference
+    path = DOT_SEGMENT.sub(lambda dots: dots[0].lower().replace("%2e", "."), path)
+    return remove_dot_segments(path) + reference[cut:]
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4, its steps A to E in order; the input buffer is
+    read with an index rather than cut, and the output buffer is a list of
+    segments, each with its leading ``/`` (so one ``pop()`` removes one)."""
+    output: list[str] = []
+    at, end = 0, len(path)
+    while at < end:
+        if path.startswith(("../", "./"), at):  # A: the prefix is removed
+            at = path.index("/", at) + 1
+        elif path.startswith("/./", at):  # B: "/./" becomes "/"
+            at += 2
+        elif path.startswith("/.", at) and at + 2 == end:  # B: a final "/." becomes "/"
+            output.append("/")
+            at = end
+        elif path.startswith("/../", at):  # C: "/../" becomes "/", and a segment goes
+            at += 3
+            if output:
+                output.pop()
+        elif path.startswith("/..", at) and at + 3 == end:  # C, at the end
+            if output:
+                output.pop()
+            output.append("/")
+            at = end
+        elif end - at <= 2 and path[at:] in (".", ".."):  # D
+            at = end
+        else:  # E: the first segment, with its "/", up to the next "/"
+            next_slash = path.find("/", at + 1)
+            stop = end if next_slash < 0 else next_slash
+            output.append(path[at:stop])
+            at = stop
+    return "".join(output)
+
+
 def page_filename(section: str, page: int) -> str:
     return f"sitemap-{section}-{page}.xml"
 
@@ -182,7 +242,7 @@ class LocationPolicy:
         except UnicodeError as exc:
             raise InvalidEntry(f"location {location!r} is not valid Unicode") from exc
         if uri.startswith("/") and not uri.startswith("//"):
-            url = self.origin.url + strict_reference(uri)
+            url = self.origin.url + without_dot_segments(strict_reference(uri))
         else:
             url = self._same_origin_url(uri)
         if not url.startswith(self.prefix):
@@ -201,8 +261,9 @@ class LocationPolicy:
         """``absolute()`` for a path ``reverse()`` returned, with its common case made cheap.
 
         Such a path is already a URI (``reverse()`` percent-encodes), so
-        ``iri_to_uri()`` would return it unchanged; anything unusual takes the
-        general route, with its error messages.
+        ``iri_to_uri()`` would return it unchanged; anything unusual, a path
+        that may hold a dot segment included, takes the general route, with
+        its error messages.
         """
         url = self.origin_url + path
         if (
@@ -210,6 +271,8 @@ class LocationPolicy:
             and not path.startswith("//")
             and url.startswith(self.prefix)
             and len(url) < MAX_LOCATION_LENGTH
+            and "/." not in path
+            and "/%2" not in path
         ):
             return url
         return self.absolute(path)
@@ -232,4 +295,5 @@ class LocationPolicy:
             )
         # Rebuild on the canonical origin so case and default ports don't vary.
         rest = uri[len(f"{parts.scheme}://{parts.netloc}") :]
-        return self.origin.url + strict_reference(rest if rest.startswith("/") else "/" + rest)
+        rest = strict_reference(rest if rest.startswith("/") else "/" + rest)
+        return self.origin.url + without_dot_segments(rest)

@@ -2,25 +2,20 @@
 
 ``reverse()`` looks the name up, tries each pattern, converts and regex-matches
 the arguments, and percent-encodes the result on every call: about half the
-time of a sitemap page. For a source's ``url_name`` almost all of that work
-gives the same answer for every row, so :meth:`UrlTemplate.compile` does it
-once, and :meth:`UrlTemplate.fill` only converts, checks and quotes the
-arguments.
-
-A template is used only where it provably gives ``reverse()``'s answer:
+time of a sitemap page. :meth:`UrlTemplate.compile` does once the work that
+gives the same answer for every row; :meth:`UrlTemplate.fill` only converts,
+checks and quotes the arguments. A template is used only where it provably
+gives ``reverse()``'s answer:
 
 - the name has exactly one pattern, whose keyword arguments are the source's;
-- the pattern's regular expression is exactly the concatenation of its literal
-  text and one group per argument, each group being a built-in converter's
-  regex (what ``path()`` produces; a ``re_path()`` or a custom converter is
-  left to ``reverse()``);
-- so an argument that fully matches its converter's regex makes the whole
-  pattern match, and every other argument is handed to ``reverse()`` itself,
-  which then raises or answers exactly as it always would;
+- its regular expression is exactly its literal text and one built-in
+  converter's group per argument (what ``path()`` makes; ``re_path()`` and
+  custom converters are left to ``reverse()``), so an argument matching its
+  converter's regex makes the pattern match, and any other is handed to
+  ``reverse()``, which raises or answers exactly as it always would;
 - percent-encoding works character by character, so quoting the pieces one at
   a time equals quoting the joined URL, as ``reverse()`` does;
-- and a probe of one value per argument must come out equal to ``reverse()``
-  before the template is used at all.
+- and a probe of one value per argument must equal ``reverse()`` first.
 """
 
 from __future__ import annotations
@@ -35,6 +30,8 @@ from urllib.parse import quote
 from django.urls import NoReverseMatch, converters, get_script_prefix, get_urlconf, reverse
 from django.urls.resolvers import URLResolver, get_ns_resolver, get_resolver
 from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
+
+from django_sitemapkit.locations import DOT_SEGMENT
 
 # What reverse() leaves unquoted: RFC 3986 section 3.3, "pchar".
 PCHAR_SAFE = RFC3986_SUBDELIMS + "/~:@"
@@ -224,15 +221,17 @@ def quick_locator(
     start does not settle them.
 
     ``readers`` read each slot's value from a row, in slot order. A row whose
-    values need a converter call, or whose URL would be ``max_length``
-    characters or more, goes to ``general``, which answers (or raises) for it
-    as ``reverse()`` would. For every other row the URL is the quick texts
-    between the pieces, the very characters ``fill()`` joins, and it starts
-    with ``prefix``, as the location rule wants.
+    values need a converter call, or whose URL would be ``max_length`` characters
+    or more or hold a dot segment (a ``<str:>`` value ``..``: the policy resolves
+    it), goes to ``general``. Any other row's URL is the very characters ``fill()``
+    joins, and starts with ``prefix``, as the location rule wants.
     """
     start = template.pieces[0]
     head = origin + start
     if not start.startswith("/") or start.startswith("//") or not head.startswith(prefix):
+        return None
+    # The pattern's own dot segments: an <int:>, <slug:> or <uuid:> value ("x") makes none.
+    if DOT_SEGMENT.search("x".join(template.pieces)):
         return None
     slots = template.slots
     if start == "/" and slots and type(slots[0].converter) is converters.PathConverter:
@@ -249,7 +248,9 @@ def quick_locator(
             if text is None:
                 return general(row)
             url += text + piece
-        return url if len(url) < max_length else general(row)
+        if len(url) < max_length and ("/." not in url or DOT_SEGMENT.search(url) is None):
+            return url
+        return general(row)
 
     return locate
 
@@ -262,8 +263,8 @@ def one_plain_slot(
     max_length: int,
     general: Callable[[Any], str],
 ) -> Callable[[Any], str]:
-    """``quick_locator()`` for the commonest URL, one ``<slug:>`` argument: ``Slot.quick()``
-    written out, since this runs for every row of most sitemaps."""
+    """``quick_locator()`` for the commonest URL, one ``<slug:>`` argument (no "." in
+    it, so no dot segment): ``Slot.quick()`` written out, as it runs for most rows."""
     match = slot.regex.fullmatch
 
     def locate(row: Any) -> str:
@@ -278,11 +279,8 @@ def one_plain_slot(
 
 
 def namespaced_resolver(url_name: str) -> tuple[URLResolver, str]:
-    """The resolver that ``reverse(url_name)`` asks, and the name within it.
-
-    The namespace walk of ``django.urls.reverse()`` without a ``current_app``:
-    an application namespace picks its default instance.
-    """
+    """The resolver ``reverse(url_name)`` asks, and the name within it: its namespace
+    walk without a ``current_app`` (an application namespace picks its default instance)."""
     resolver = get_resolver(get_urlconf())
     *namespaces, view = url_name.split(":")
     pattern = ""

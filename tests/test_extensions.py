@@ -233,6 +233,24 @@ def test_invalid_images_are_left_out_and_logged_and_the_url_kept(
     ]
 
 
+def test_image_urls_are_written_without_dot_segments(client: Client, sources: Sources) -> None:
+    # As a crawler requests them (RFC 3986 section 5.2.4); another host keeps its query.
+    sources(PhotoSource)
+    article = ArticleFactory.create(slug="a")
+    for value in (
+        "/media/x/../a.png",
+        "/media/%2E%2e/.b.png",
+        "https://cdn.example.net/%2e%2e/b/./c.png?v=/../",
+    ):
+        Photo.objects.create(article=article, url=value)
+    (url,) = page_urls(client, "/sitemap-photos-1.xml")
+    assert url.images == [
+        f"{SITE}/media/a.png",
+        f"{SITE}/.b.png",
+        "https://cdn.example.net/b/c.png?v=/../",
+    ]
+
+
 def test_at_most_a_thousand_images_per_url(
     client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
 ) -> None:

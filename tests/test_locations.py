@@ -11,7 +11,9 @@ from django_sitemapkit.locations import (
     base_url_problem,
     index_path,
     page_path,
+    remove_dot_segments,
     sitemap_directory,
+    without_dot_segments,
 )
 
 ORIGIN = Origin("https", "www.example.com", 443)
@@ -162,3 +164,169 @@ def test_sitemap_paths() -> None:
 def test_paths_follow_force_script_name() -> None:
     assert index_path() == "/site/sitemap.xml"
     assert sitemap_directory() == "/site/"
+
+
+# -- dot segments ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        # RFC 3986 section 5.2.4's own two examples.
+        ("/a/b/c/./../../g", "/a/g"),
+        ("mid/content=5/../6", "mid/6"),
+        ("/..", "/"),
+        ("/a/..", "/"),
+        ("/a/b/.", "/a/b/"),
+        ("/a//../b", "/a/b"),
+        ("/a/.../b/..c/c../", "/a/.../b/..c/c../"),
+    ],
+)
+def test_remove_dot_segments(path: str, expected: str) -> None:
+    assert remove_dot_segments(path) == expected
+
+
+@pytest.mark.parametrize(
+    ("reference", "target"),
+    [
+        # RFC 3986 section 5.4, every example whose path is not empty: the
+        # reference merged with the base path "/b/c/d;p" (section 5.2.3), and
+        # the target URI on the base "http://a/b/c/d;p?q".
+        ("g", "http://a/b/c/g"),
+        ("./g", "http://a/b/c/g"),
+        ("g/", "http://a/b/c/g/"),
+        ("/g", "http://a/g"),
+        ("g?y", "http://a/b/c/g?y"),
+        ("g#s", "http://a/b/c/g#s"),
+        ("g?y#s", "http://a/b/c/g?y#s"),
+        (";x", "http://a/b/c/;x"),
+        ("g;x", "http://a/b/c/g;x"),
+        ("g;x?y#s", "http://a/b/c/g;x?y#s"),
+        (".", "http://a/b/c/"),
+        ("./", "http://a/b/c/"),
+        ("..", "http://a/b/"),
+        ("../", "http://a/b/"),
+        ("../g", "http://a/b/g"),
+        ("../..", "http://a/"),
+        ("../../", "http://a/"),
+        ("../../g", "http://a/g"),
+        ("../../../g", "http://a/g"),
+        ("../../../../g", "http://a/g"),
+        ("/./g", "http://a/g"),
+        ("/../g", "http://a/g"),
+        ("g.", "http://a/b/c/g."),
+        (".g", "http://a/b/c/.g"),
+        ("g..", "http://a/b/c/g.."),
+        ("..g", "http://a/b/c/..g"),
+        ("./../g", "http://a/b/g"),
+        ("./g/.", "http://a/b/c/g/"),
+        ("g/./h", "http://a/b/c/g/h"),
+        ("g/../h", "http://a/b/c/h"),
+        ("g;x=1/./y", "http://a/b/c/g;x=1/y"),
+        ("g;x=1/../y", "http://a/b/c/y"),
+        # The query and the fragment keep their dot segments.
+        ("g?y/./x", "http://a/b/c/g?y/./x"),
+        ("g?y/../x", "http://a/b/c/g?y/../x"),
+        ("g#s/./x", "http://a/b/c/g#s/./x"),
+        ("g#s/../x", "http://a/b/c/g#s/../x"),
+    ],
+)
+def test_without_dot_segments_resolves_the_rfc_3986_examples(reference: str, target: str) -> None:
+    merged = reference if reference.startswith("/") else "/b/c/" + reference
+    assert without_dot_segments(merged) == target.removeprefix("http://a")
+
+
+@pytest.mark.parametrize(
+    ("reference", "expected"),
+    [
+        # RFC 3986 section 6.2.2.2: "%2E" and "%2e" are ".".
+        ("/b/%2e%2e/g", "/g"),
+        ("/b/%2E%2E/g", "/g"),
+        ("/b/.%2E/g", "/g"),
+        ("/b/%2e./g", "/g"),
+        ("/b/%2E/g", "/b/g"),
+        ("/b/c/%2e%2e", "/b/"),
+        # Not dot segments: kept as written.
+        ("/b/%2ex/%2e%2e%2e/a%2e/g", "/b/%2ex/%2e%2e%2e/a%2e/g"),
+        ("/b/%2e%2e%2Fg", "/b/%2e%2e%2Fg"),
+        ("/b/%252e%252e/g", "/b/%252e%252e/g"),
+        # Only the path: the query and the fragment are left as they are.
+        ("/b/../g?x=/%2e%2e/&y=/../#/./%2E", "/g?x=/%2e%2e/&y=/../#/./%2E"),
+        ("/b/g?/../", "/b/g?/../"),
+        ("/b/g#/../", "/b/g#/../"),
+    ],
+)
+def test_without_dot_segments_reads_percent_encoded_dots_in_the_path_only(
+    reference: str, expected: str
+) -> None:
+    assert without_dot_segments(reference) == expected
+
+
+OUTSIDE_BLOG = (
+    "location 'https://www.example.com/admin/' is outside 'https://www.example.com/blog/', "
+    "the directory the sitemap is served from (sitemaps.org location rule)"
+)
+
+
+@override_settings(FORCE_SCRIPT_NAME="/blog/")
+@pytest.mark.parametrize(
+    "location",
+    [
+        "/blog/../admin/",
+        "/blog/%2e%2e/admin/",
+        "/blog/./x/../../admin/",
+        "/blog/%2E%2e/admin/",
+        "/blog/.%2e/admin/",
+        "/blog/x/../../admin/",
+        "https://www.example.com/blog/../admin/",
+        "HTTPS://WWW.EXAMPLE.COM:443/blog/%2e%2e/admin/",
+    ],
+)
+def test_a_location_that_dot_segments_take_outside_the_directory_is_refused(
+    location: str,
+) -> None:
+    policy = LocationPolicy.from_settings()
+    assert policy.prefix == "https://www.example.com/blog/"
+    with pytest.raises(InvalidEntry) as info:
+        policy.absolute(location)
+    assert str(info.value) == OUTSIDE_BLOG
+    if location.startswith("/"):
+        with pytest.raises(InvalidEntry) as info:
+            policy.absolute_path(location)
+        assert str(info.value) == OUTSIDE_BLOG
+
+
+@override_settings(FORCE_SCRIPT_NAME="/blog/")
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        ("/blog/a/../b/", "https://www.example.com/blog/b/"),
+        ("/blog/./a/", "https://www.example.com/blog/a/"),
+        ("/blog/a/%2E%2E/b/%2e/", "https://www.example.com/blog/b/"),
+        ("/blog/a/..", "https://www.example.com/blog/"),
+        ("/blog/a/b/../../c?next=/../admin/", "https://www.example.com/blog/c?next=/../admin/"),
+        ("https://WWW.example.com/blog/a/./b#/../x", "https://www.example.com/blog/a/b#/../x"),
+        # Dots that make no dot segment, and the common case, are left alone.
+        ("/blog/a.b/.c/..d/c%2E/", "https://www.example.com/blog/a.b/.c/..d/c%2E/"),
+        ("/blog/a/b/", "https://www.example.com/blog/a/b/"),
+    ],
+)
+def test_a_location_inside_the_directory_is_listed_without_its_dot_segments(
+    location: str, expected: str
+) -> None:
+    policy = LocationPolicy.from_settings()
+    assert policy.absolute(location) == expected
+    if location.startswith("/"):
+        assert policy.absolute_path(location) == expected
+
+
+def test_dot_segments_are_resolved_before_the_location_rule_of_a_sub_directory() -> None:
+    policy = LocationPolicy(ORIGIN, "/blog/")
+    assert policy.absolute("/blog/x/y/../../z/") == "https://www.example.com/blog/z/"
+    # "/blog/.." is the site's root, above the directory.
+    with pytest.raises(InvalidEntry) as info:
+        policy.absolute_path("/blog/..")
+    assert str(info.value) == (
+        "location 'https://www.example.com/' is outside 'https://www.example.com/blog/', the "
+        "directory the sitemap is served from (sitemaps.org location rule)"
+    )

@@ -245,3 +245,38 @@ def test_no_quick_route_where_the_start_of_the_url_settles_nothing(
 def test_a_quick_route_under_a_sitemap_directory_the_url_starts_in() -> None:
     quick = quick_for("news:post", ["slug"], ORIGIN + "/blog/")
     assert quick({"slug": "hello"}) == ORIGIN + "/blog/hello/"
+
+
+@pytest.mark.parametrize(
+    ("url_name", "value", "path"),
+    [
+        ("str", "..", "/str/../"),
+        ("str", ".", "/str/./"),
+        ("path", "..", "/path/.."),
+        ("path", "a/../..", "/path/a/../.."),
+        ("path", "../a", "/path/../a"),
+        ("path", "./a", "/path/./a"),
+        ("path", "a/.", "/path/a/."),
+        ("path", "a/./b", "/path/a/./b"),
+    ],
+)
+def test_a_value_that_makes_a_dot_segment_takes_the_general_route(
+    url_name: str, value: str, path: str
+) -> None:
+    # reverse() keeps the dot segment ("/str/../" is "/"): the policy resolves it.
+    assert reverse(url_name, kwargs={"value": value}) == path
+    assert quick_for(url_name, ["value"])({"value": value}) == GENERAL
+
+
+def test_dots_that_make_no_dot_segment_stay_on_the_quick_route() -> None:
+    assert quick_for("str", ["value"])({"value": ".x"}) == f"{ORIGIN}/str/.x/"
+    assert quick_for("str", ["value"])({"value": "..."}) == f"{ORIGIN}/str/.../"
+    assert quick_for("path", ["value"])({"value": "a.b/..c/d."}) == f"{ORIGIN}/path/a.b/..c/d."
+    assert quick_for("two", ["first", "second"])({"first": ".", "second": "."}) == (
+        f"{ORIGIN}/two/.-./"
+    )
+
+
+def test_no_quick_route_for_a_pattern_whose_own_text_makes_a_dot_segment() -> None:
+    assert quick_for("dotted-literal", ["value"]) is None
+    assert quick_for("dotted-literal-str", ["value"]) is None

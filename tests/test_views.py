@@ -359,6 +359,83 @@ def test_sitemap_under_a_sub_path_skips_entries_outside_it(
     assert "is outside 'https://www.example.com/shop/'" in caplog.records[0].getMessage()
 
 
+class DotSegments(SitemapSource):
+    """Locations inside "/blog/" as written, three of them outside once resolved."""
+
+    name = "dots"
+    queryset = Article.objects.all()
+    fields = ("slug",)
+    locations: ClassVar[dict[str, str]] = {
+        "up": "/blog/../admin/",
+        "encoded": "/blog/%2e%2e/admin/",
+        "around": "/blog/./x/../../admin/",
+        "harmless": "/blog/a/../b/",
+    }
+
+    def location(self, row: dict[str, Any]) -> str:
+        return self.locations[row["slug"]]
+
+
+def sitemapkit_messages(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"]
+
+
+@override_settings(FORCE_SCRIPT_NAME="/blog/")
+def test_a_location_dot_segments_take_outside_the_directory_is_skipped(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(DotSegments)
+    hostile = [ArticleFactory.create(slug=slug) for slug in ("up", "encoded", "around")]
+    ArticleFactory.create(slug="harmless")
+    assert get_urls(client, "/sitemap-dots-1.xml") == [Url(f"{SITE}/blog/b/")]
+    assert sitemapkit_messages(caplog) == [
+        f"Skipped pk={article.pk} of source 'dots': location '{SITE}/admin/' is outside "
+        f"'{SITE}/blog/', the directory the sitemap is served from (sitemaps.org location rule)."
+        for article in hostile
+    ]
+
+
+class PathArguments(SitemapSource):
+    name = "paths"
+    queryset = Article.objects.all()
+    url_name = "path"  # "path/<path:value>"
+    url_kwargs = {"value": "slug"}
+
+
+class StrArguments(PathArguments):
+    name = "strs"
+    url_name = "str"  # "str/<str:value>/"
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_templates", FORCE_SCRIPT_NAME="/blog/")
+def test_url_arguments_that_make_dot_segments_are_resolved_before_the_location_rule(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The URL template's quick route would list "/blog/path/a/../../../admin"
+    # as reverse() gives it; such rows take the policy's route.
+    sources(PathArguments, StrArguments)
+    for slug in ("plain", "..", ".", "x/./y"):
+        ArticleFactory.create(slug=slug)
+    escaping = ArticleFactory.create(slug="a/../../../admin")
+    assert [url.loc for url in get_urls(client, "/sitemap-paths-1.xml")] == [
+        f"{SITE}/blog/path/plain",
+        f"{SITE}/blog/",
+        f"{SITE}/blog/path/",
+        f"{SITE}/blog/path/x/y",
+    ]
+    assert sitemapkit_messages(caplog) == [
+        f"Skipped pk={escaping.pk} of source 'paths': location '{SITE}/admin' is outside "
+        f"'{SITE}/blog/', the directory the sitemap is served from (sitemaps.org location rule)."
+    ]
+    # A <str:> argument holds no "/" (the last two rows do not reverse): ".."
+    # takes its URL up to the directory, "." leaves it where it is.
+    assert [url.loc for url in get_urls(client, "/sitemap-strs-1.xml")] == [
+        f"{SITE}/blog/str/plain/",
+        f"{SITE}/blog/",
+        f"{SITE}/blog/str/",
+    ]
+
+
 # -- declaration forms -----------------------------------------------------------
 
 
