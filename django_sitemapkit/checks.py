@@ -32,8 +32,8 @@ from django_sitemapkit.extensions import (
     Related,
     RelatedQuery,
 )
+from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.locations import (
-    SECTION_NAME,
     Origin,
     base_url_problem,
     fixed_script_prefix,
@@ -41,13 +41,16 @@ from django_sitemapkit.locations import (
     sitemap_directory,
 )
 from django_sitemapkit.registry import registry
-from django_sitemapkit.sources import (
+from django_sitemapkit.sources.declaration import (
     BaseSource,
     Field,
     SitemapSource,
     StaticPage,
     StaticSource,
+    overrides,
 )
+from django_sitemapkit.sources.extended import has_alternates, language_codes
+from django_sitemapkit.sources.plan import columns
 from django_sitemapkit.values import CHANGEFREQS, format_lastmod, format_priority
 
 # The smallest SITEMAPKIT_MAX_BYTES: room for the XML declaration, the root
@@ -390,7 +393,7 @@ def check_source(source: BaseSource) -> list[CheckMessage]:
 def check_languages(source: BaseSource) -> list[CheckMessage]:
     if not source.i18n:
         return []
-    languages = source.language_codes()
+    languages = list(language_codes(source))
     bad = [code for code in languages if not isinstance(code, str) or not HREFLANG.fullmatch(code)]
     if languages and not bad and len(set(languages)) == len(languages):
         return []
@@ -410,7 +413,7 @@ def check_languages(source: BaseSource) -> list[CheckMessage]:
 def check_alternates(source: BaseSource) -> list[CheckMessage]:
     declared = type(source).alternates
     if callable(declared) or declared is False or (declared is True and source.i18n):
-        if not source.x_default or source.has_alternates():
+        if not source.x_default or has_alternates(source):
             return []
         declared = "x_default = True"
     return [
@@ -461,7 +464,8 @@ def related_problem(source: BaseSource, attribute: str, declared: object) -> str
         if missing or not names & {"content_loc", "player_loc"}:
             return "lacks thumbnail_loc, title, description, or content_loc/player_loc"
     try:
-        query = RelatedQuery(source.model, declared, source.database())
+        queryset = source.get_queryset()
+        query = RelatedQuery(queryset.model, declared, queryset.db)
         query.related_model._default_manager.values(*query.paths)
     except (FieldDoesNotExist, FieldError, TypeError) as exc:
         return f"cannot be read ({exc})"
@@ -593,11 +597,13 @@ def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
     errors = check_field_paths(source)
     if source.url_name is not None:
         errors += check_url_name(source, source.url_name, set(source.url_kwargs))
-    elif source.uses_instances() and not hasattr(source.model, "get_absolute_url"):
+    elif not overrides(source, "location", SitemapSource) and not hasattr(
+        source.get_queryset().model, "get_absolute_url"
+    ):
         errors.append(
             Error(
                 f"{describe(source)} has no url_name and its model "
-                f"{source.model._meta.label} has no get_absolute_url().",
+                f"{source.get_queryset().model._meta.label} has no get_absolute_url().",
                 hint="Set url_name and url_kwargs, define get_absolute_url() on the model, "
                 "or override location(row) on the source.",
                 obj=type(source),
@@ -610,14 +616,14 @@ def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
 def check_field_paths(source: SitemapSource) -> list[CheckMessage]:
     errors: list[CheckMessage] = []
     ordering = [path.removeprefix("-") for path in source.ordering]
-    for path in dict.fromkeys([*source.columns(), *ordering]):
+    for path in dict.fromkeys([*columns(source, lastmod=True), *ordering]):
         try:
             source.get_queryset().values(path)
         except FieldError:
             errors.append(
                 Error(
                     f"{describe(source)} names the field path {path!r}, which does not exist "
-                    f"on {source.model._meta.label}.",
+                    f"on {source.get_queryset().model._meta.label}.",
                     hint="Use a field name, or a path across relations such as 'category__slug'.",
                     obj=type(source),
                     id="sitemapkit.E011",

@@ -89,13 +89,14 @@ class Entry(NamedTuple):
     extras: Extras | None = None
 
 
-_NEEDS_ESCAPE = re.compile("[&'\"><]").search
+#: Whether a text holds a character to escape (a search in C, far cheaper than a rewrite).
+NEEDS_ESCAPE = re.compile("[&'\"><]").search
 
 
 def escape(text: str) -> str:
     # Most locations need no escaping: one search in C settles it, far
     # cheaper than rewriting the string.
-    if _NEEDS_ESCAPE(text) is None:
+    if NEEDS_ESCAPE(text) is None:
         return text
     for char, entity in _ESCAPES:
         text = text.replace(char, entity)
@@ -106,7 +107,7 @@ def url_element(entry: Entry) -> str:
     # Schema order: loc, lastmod, changefreq, priority. The values other than
     # loc are formatted by values.py and hold nothing to escape.
     loc, lastmod, changefreq, priority, extras = entry
-    if _NEEDS_ESCAPE(loc) is not None:
+    if NEEDS_ESCAPE(loc) is not None:
         loc = escape(loc)
     line = "<url><loc>" + loc
     if lastmod is not None:
@@ -216,8 +217,12 @@ def urlset(extensions: Collection[str] = ()) -> Document:
     )
 
 
+#: The lines of a run of entries, and the ``lastmod`` of each.
+Lines = tuple[list[str], list["str | None"]]
+
+
 class Layout(Protocol):
-    """What the encoder writes around the entries, and how it writes each one."""
+    """What the encoder writes around the lines."""
 
     @property
     def opening(self) -> bytes: ...
@@ -225,19 +230,16 @@ class Layout(Protocol):
     @property
     def closing(self) -> bytes: ...
 
-    @property
-    def element(self) -> Callable[[Entry], str]: ...
-
 
 class Encoder:
-    """Writes one document, counting URLs and bytes as it goes.
+    """Writes one document from runs of lines, counting URLs and bytes as it goes.
 
-    After the stream is exhausted, ``count`` is the number of entries written
-    and ``cut`` is true when an entry was left out because it would have taken
-    the document past ``max_bytes`` or ``max_urls``; that entry is kept in
-    ``overflow`` so a caller can start the next document with it. ``newest``
-    is the newest ``lastmod`` written (the formatted values sort in time
-    order, a date counting as midnight UTC).
+    After the stream is exhausted, ``count`` is the number of lines written
+    and ``cut`` is true when a line was left out because it would have taken
+    the document past ``max_bytes`` or ``max_urls``; that line and the rest
+    of its run are kept in ``overflow`` so a caller can start the next
+    document with them. ``newest`` is the newest ``lastmod`` written (the
+    formatted values sort in time order, a date counting as midnight UTC).
     """
 
     def __init__(
@@ -253,33 +255,38 @@ class Encoder:
         self.count = 0
         self.size = 0
         self.cut = False
-        self.overflow: Entry | None = None
+        self.overflow: Lines | None = None
         self.newest: str | None = None
 
-    def stream(self, entries: Iterable[Entry]) -> Iterator[bytes]:
+    def stream(self, runs: Iterable[Lines]) -> Iterator[bytes]:
         opening, closing = self.document.opening, self.document.closing
-        element = self.document.element
         max_urls, max_bytes = self.max_urls, self.max_bytes
-        # Kept in locals while the loop runs (it runs once per URL) and stored
-        # back however the loop ends.
+        # Kept in locals while the loop runs and stored back however it ends.
         count, size, newest = 0, len(opening) + len(closing), ""
         chunk = [opening]
         chunk_size = len(opening)
         try:
-            for entry in entries:
-                line = element(entry).encode()
-                if count == max_urls or size + len(line) > max_bytes:
+            for lines, lastmods in runs:
+                if not lines:
+                    continue
+                # One encode per run: the lines of a run are joined first.
+                data = "".join(lines).encode()
+                if count + len(lines) > max_urls or size + len(data) > max_bytes:
+                    taken = self.fitting(lines, max_urls - count, max_bytes - size)
                     self.cut = True
-                    self.overflow = entry
-                    break
-                count += 1
-                size += len(line)
-                lastmod = entry[1]
+                    self.overflow = (lines[taken:], lastmods[taken:])
+                    lines, lastmods = lines[:taken], lastmods[:taken]
+                    data = "".join(lines).encode()
+                count += len(lines)
+                size += len(data)
                 # "" sorts before every formatted lastmod.
-                if lastmod is not None and lastmod > newest:
-                    newest = lastmod
-                chunk.append(line)
-                chunk_size += len(line)
+                run_newest = max(filter(None, lastmods), default="")
+                if run_newest > newest:
+                    newest = run_newest
+                chunk.append(data)
+                chunk_size += len(data)
+                if self.cut:
+                    break
                 if chunk_size >= CHUNK_BYTES:
                     yield b"".join(chunk)
                     chunk, chunk_size = [], 0
@@ -289,3 +296,20 @@ class Encoder:
         # ends the stream without it, so a client can tell it was cut short.
         chunk.append(closing)
         yield b"".join(chunk)
+
+    @staticmethod
+    def fitting(lines: list[str], urls: int, room: int) -> int:
+        """How many of ``lines`` fit in ``urls`` more URLs and ``room`` more bytes."""
+        taken = 0
+        for line in lines[:urls]:
+            room -= len(line.encode())
+            if room < 0:
+                break
+            taken += 1
+        return taken
+
+
+def entry_lines(entries: Iterable[Entry], element: Callable[[Entry], str]) -> Lines:
+    """The lines of ``entries`` as ``element`` writes them."""
+    made = list(entries)
+    return [element(entry) for entry in made], [entry.lastmod for entry in made]

@@ -26,13 +26,8 @@ from django.utils.encoding import iri_to_uri
 
 from django_sitemapkit.encoder import NewsItem, VideoItem
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.locations import (
-    MAX_LOCATION_LENGTH,
-    LocationPolicy,
-    Origin,
-    strict_reference,
-    without_dot_segments,
-)
+from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy, Origin
+from django_sitemapkit.uris import strict_reference, without_dot_segments
 from django_sitemapkit.values import format_lastmod
 
 # Google's image sitemaps: "You can include up to 1,000 <image:image> tags for

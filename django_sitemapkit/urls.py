@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 
 from django_sitemapkit import views
-from django_sitemapkit.locations import SECTION_PATTERN
+from django_sitemapkit.names import SECTION_PATTERN
 
 
 class SectionConverter:

@@ -31,7 +31,7 @@ from django.urls import NoReverseMatch, converters, get_script_prefix, get_urlco
 from django.urls.resolvers import URLResolver, get_ns_resolver, get_resolver
 from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
 
-from django_sitemapkit.locations import DOT_SEGMENT
+from django_sitemapkit.uris import DOT_SEGMENT
 
 # What reverse() leaves unquoted: RFC 3986 section 3.3, "pchar".
 PCHAR_SAFE = RFC3986_SUBDELIMS + "/~:@"

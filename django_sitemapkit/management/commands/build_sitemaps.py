@@ -8,20 +8,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.build import (
-    BuildInterrupted,
-    BuildOptions,
-    BuildResult,
-    SectionBuild,
-    build,
-    planned_names,
-    stale_names,
-)
+from django_sitemapkit.build import BuildInterrupted, build
+from django_sitemapkit.build.destinations import Destination, destination_for
+from django_sitemapkit.build.publish import planned_names, stale_names
+from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
 from django_sitemapkit.conf import conf
-from django_sitemapkit.destinations import BuildError, Destination, destination_for
-from django_sitemapkit.locations import INDEX_FILENAME
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.names import INDEX_FILENAME
 from django_sitemapkit.registry import registry
-from django_sitemapkit.sources import BaseSource
+from django_sitemapkit.sources.declaration import BaseSource
+from django_sitemapkit.sources.plan import compile_plan
 
 # Redraw a progress bar at most this often, in seconds.
 REDRAW_EVERY = 0.1
@@ -120,7 +116,7 @@ class Command(BaseCommand):
         sections = registry.sections()
         if names is None:
             return sections
-        known = {source.name: source for source in sections}
+        known = {type(source).name: source for source in sections}
         unknown = [name for name in names if name not in known]
         if unknown:
             listed = ", ".join(repr(name) for name in known) or "none"
@@ -171,14 +167,15 @@ class Command(BaseCommand):
         options: BuildOptions,
         partial: bool,
     ) -> None:
-        planned = {source.name: planned_names(source, options) for source in sources}
+        plans = [compile_plan(source) for source in sources]
+        planned = {plan.section: planned_names(plan, options) for plan in plans}
         if not any(planned.values()) and not partial:
             self.info("No sitemap section has any rows: nothing would be written.")
             return
         self.info(f"Dry run: nothing is written. A build would write to {destination.label}:")
-        for source in sources:
-            names = planned[source.name]
-            self.info(f"  {source.name}: {', '.join(names) if names else 'no files'}")
+        for plan in plans:
+            names = planned[plan.section]
+            self.info(f"  {plan.section}: {', '.join(names) if names else 'no files'}")
         index = [INDEX_FILENAME, INDEX_FILENAME + ".gz"] if options.gzip else [INDEX_FILENAME]
         self.info(f"  index: {', '.join(index)}")
         keep = [name for names in planned.values() for name in names] + index
@@ -192,12 +189,13 @@ class Command(BaseCommand):
 
 
 def summary_table(result: BuildResult) -> str:
-    header = ("Section", "URLs", "Files", "Bytes", "Gzip bytes", "Skipped", "Seconds")
+    header = ("Section", "Rows", "URLs", "Files", "Bytes", "Gzip bytes", "Skipped rows", "Seconds")
     rows = [section_row(section) for section in result.sections]
     total = SectionBuild("Total")
     for section in result.sections:
         total.files += section.files
         total.rows += section.rows
+        total.skipped += section.skipped
         total.seconds += section.seconds
     rows.append(section_row(total))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
@@ -217,6 +215,7 @@ def section_row(section: SectionBuild) -> tuple[str, ...]:
     gzip_size = section.gzip_size
     return (
         section.section,
+        f"{section.rows:,}",
         f"{section.urls:,}",
         f"{len(section.files):,}",
         f"{section.size:,}",
@@ -249,7 +248,7 @@ def views_note(section: SectionBuild) -> str | None:
 
 
 class ProgressBar:
-    """One redrawn line per section on a terminal: URLs done, URLs/s and ETA."""
+    """One redrawn line per section on a terminal: rows done, rows/s and ETA."""
 
     WIDTH = 24
 
@@ -265,7 +264,7 @@ class ProgressBar:
         if section != self.section:
             self.section = section
             source = registry.get(section)
-            self.total = source.count() if source is not None else 0
+            self.total = compile_plan(source).pager.count() if source is not None else 0
             self.started = now
         if now - self.drawn < REDRAW_EVERY:
             return
@@ -277,7 +276,7 @@ class ProgressBar:
         filled = int(done * self.WIDTH)
         bar = "#" * filled + "-" * (self.WIDTH - filled)
         self.command.stdout.write(
-            f"\r{section}  [{bar}]  {rows:,}/{self.total:,} URLs  {rate:,.0f} URLs/s  "
+            f"\r{section}  [{bar}]  {rows:,}/{self.total:,} rows  {rate:,.0f} rows/s  "
             f"ETA {eta:.0f} s",
             ending="",
         )

@@ -2,8 +2,8 @@
 
 A ``values()`` queryset turns each row into a dict and runs Django's
 converters over every value in Python, most of which a sitemap then formats
-straight back into text. Here the same compiled query is executed through the
-same cursor machinery (a server-side cursor on PostgreSQL, like
+straight back into text. Here the query is compiled once and executed through
+the same cursor machinery (a server-side cursor on PostgreSQL, like
 ``QuerySet.iterator()``), rows stay tuples, and each column the entries read
 gets a reader that applies exactly the converters the ORM would, in the same
 order. So a value read here is the value ``values()`` would have given.
@@ -12,11 +12,10 @@ One column is read differently where that provably changes nothing: on
 SQLite, a ``lastmod`` ``DateTimeField`` stored by Django with ``USE_TZ`` holds
 the UTC time as text, ``YYYY-MM-DD hh:mm:ss[.ffffff]`` (``str()`` of the naive
 UTC value, see ``adapt_datetimefield_value``). The ORM parses that text into
-a datetime (twice over: SQLite's converter, then the backend's) only for the
-formatter to write it back to the second. The query selects it as text
-instead (``CAST(... AS TEXT)``), and text of exactly that shape, with a date
-and time every calendar has, is rewritten by slicing; any other text takes
-the ORM's route (see :class:`UtcTextLastmod`).
+a datetime only for the formatter to write it back to the second. The query
+selects it as text instead (``CAST(... AS TEXT)``), and text of exactly that
+shape, with a real date and time, is rewritten by slicing; any other text
+takes the ORM's route (see :class:`UtcTextLastmod`).
 """
 
 from __future__ import annotations
@@ -25,11 +24,13 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
+from itertools import islice
 from operator import itemgetter
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import EmptyResultSet
+from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet, TextField
 from django.db.models.expressions import Col
@@ -40,43 +41,53 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.values import format_lastmod
 
 Row = Sequence[Any]
+Chunk = list[Any]
 
 #: The name of the ``lastmod`` column selected as text (see the module docstring).
 LASTMOD_TEXT = "_sitemapkit_lastmod_text"
 
-# str() of a naive datetime whose fields every month has: year 0001-9999
-# (datetime has no year 0), days 01-28 (29 to 31 depend on the month and take
-# the ORM's route), hours to 23, no leap second. Microseconds are 6 digits or
-# absent. ASCII digits only: "\d" would take other scripts' digits.
+# str() of a naive datetime on a real day of the proleptic Gregorian calendar:
+# year 0001-9999 (datetime has no year 0); 31 days in January, March, May,
+# July, August, October and December, 30 in April, June, September and
+# November, 28 in February and a 29th in leap years (divisible by 4, and not
+# by 100 unless by 400); hours to 23, no leap second; microseconds of 6
+# digits or none. ASCII digits only: "\d" would take other scripts' digits.
+_DAY = (
+    r"(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    r"|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
 CANONICAL_UTC_TEXT = re.compile(
-    r"(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+    rf"(?!0000)(?:[0-9]{{4}}-{_DAY}|{_LEAP_YEAR}-02-29)"
     r" (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{6})?"
 )
 
 
-class RawColumns:
-    """Where each field path sits in a raw row of a ``values()`` queryset, and how to read it."""
+class RowShape:
+    """Where each field path sits in a raw row of a ``values()`` queryset, and how to read it.
+
+    Worked out from the query's own description of its select list, in the
+    order the compiler writes it (``SQLCompiler.get_select()``), without
+    compiling any SQL: the rows' query is compiled once, when it is run.
+    """
 
     def __init__(self, queryset: QuerySet[Any]) -> None:
         query = queryset.query
-        # elide_empty=False: a queryset that matches nothing (.none()) still
-        # compiles to its columns, instead of raising EmptyResultSet.
-        compiler = query.get_compiler(queryset.db, elide_empty=False)
-        # Compiling fills compiler.select, the columns in the order the cursor returns them.
-        compiler.as_sql()
-        # The names ValuesIterable gives the same positions.
-        names = list(query.selected or ()) or [
-            *query.extra_select,
-            *query.values_select,
-            *query.annotation_select,
+        self.connection = connections[queryset.db]
+        selected = [
+            (name, selected_expression(query, item))
+            for name, item in (query.selected or {}).items()
         ]
-        expressions = [selected[0] for selected in compiler.select[: compiler.col_count]]
-        self.connection = compiler.connection
-        self.positions = {name: position for position, name in enumerate(names)}
-        self.converters: dict[str, tuple[list[Any], Any]] = {
-            names[position]: converters
-            for position, converters in compiler.get_converters(expressions).items()
-        }
+        self.positions = {name: position for position, (name, _) in enumerate(selected)}
+        self.converters: dict[str, tuple[list[Any], Any]] = {}
+        for name, expression in selected:
+            found = [
+                *self.connection.ops.get_db_converters(expression),
+                *expression.get_db_converters(self.connection),
+            ]
+            if found:
+                self.converters[name] = (found, expression)
 
     def reader(self, path: str) -> Callable[[Row], Any]:
         """A function from a raw row to the value ``values()`` gives for ``path``."""
@@ -122,6 +133,16 @@ class RawColumns:
             and expression.output_field.get_internal_type() == "DateTimeField"
             and converters == [self.connection.ops.convert_datetimefield_value]
         )
+
+
+def selected_expression(query: Any, item: Any) -> Any:
+    """The expression of one entry of ``Query.selected``: an annotation's name, the
+    position of a column in ``Query.select``, or an ``extra()`` expression."""
+    if isinstance(item, str):
+        return query.annotations[item]
+    if isinstance(item, int):
+        return query.select[item]
+    return item
 
 
 class UtcTextLastmod:
@@ -172,14 +193,15 @@ def raw_values(
     if lastmod is None or lastmod in columns:
         return queryset.values(*columns)
     plain = queryset.values(*columns, lastmod)
-    if not RawColumns(plain).stores_utc_text(lastmod):
+    if not RowShape(plain).stores_utc_text(lastmod):
         return plain
     return queryset.values(*columns, **{LASTMOD_TEXT: Cast(lastmod, output_field=TextField())})
 
 
-def raw_rows(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Row]:
-    """The rows of ``queryset``, unconverted, fetched as ``QuerySet.iterator()`` fetches
-    them: a server-side cursor on PostgreSQL unless ``DISABLE_SERVER_SIDE_CURSORS``."""
+def raw_chunks(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Chunk]:
+    """The rows of ``queryset``, unconverted, ``chunk_size`` at a time, fetched as
+    ``QuerySet.iterator()`` fetches them: a server-side cursor on PostgreSQL unless
+    ``DISABLE_SERVER_SIDE_CURSORS``. The query is compiled here, once."""
     compiler = queryset.query.get_compiler(queryset.db)
     connection = compiler.connection
     try:
@@ -194,7 +216,7 @@ def raw_rows(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Row]:
         load_timestamptz_natively(connection, cursor)
         cursor.execute(sql, params)
         while rows := cursor.fetchmany(chunk_size):
-            yield from rows
+            yield rows
     finally:
         # Closed now, not at garbage collection: a server-side cursor left
         # open could fail a later query on the same connection. Unless the
@@ -208,6 +230,16 @@ def raw_rows(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Row]:
             # cursor deleted while open); the error sqlite3 raises is of no use.
             with suppress(Exception):
                 cursor.close()
+
+
+def orm_chunks(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Chunk]:
+    """The rows of a ``values()`` or model queryset through the ORM, a chunk at a time."""
+    rows = queryset.iterator(chunk_size=chunk_size)
+    try:
+        while chunk := list(islice(rows, chunk_size)):
+            yield chunk
+    finally:
+        close_iterator(rows)
 
 
 def load_timestamptz_natively(connection: BaseDatabaseWrapper, cursor: Any) -> None:
@@ -239,3 +271,15 @@ def load_timestamptz_natively(connection: BaseDatabaseWrapper, cursor: Any) -> N
     native = adapters.get_loader(postgres.types["timestamptz"].oid, pq.Format.TEXT)
     if native is not None:
         cursor.cursor.adapters.register_loader("timestamptz", native)
+
+
+def close_iterator(rows: object) -> None:
+    """Close an iterator of rows (and its cursor) now, if it can be closed at all.
+
+    A queryset's ``.iterator()`` may hold a server-side cursor (PostgreSQL);
+    left to the garbage collector, it would be closed at an arbitrary moment,
+    possibly in the middle of another query on the same connection.
+    """
+    close = getattr(rows, "close", None)
+    if close is not None:
+        close()

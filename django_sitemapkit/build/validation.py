@@ -9,14 +9,15 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from django_sitemapkit.destinations import BuildError, Staging
+from django_sitemapkit.build.destinations import Staging
+from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.encoder import NAMESPACE
-from django_sitemapkit.locations import GZIP_SUFFIX, INDEX_FILENAME
+from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
+
+from django_sitemapkit.build.report import BuiltFile
 
 if TYPE_CHECKING:
     from lxml import etree
-
-    from django_sitemapkit.build import BuiltFile
 
 
 #: The driver that imports sitemap.xsd and the extension schemas (schemas/README.md).

@@ -27,23 +27,13 @@ from django.core.files import File
 from django.core.files.storage import Storage, storages
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import GZIP_SUFFIX, INDEX_FILENAME, PAGE_FILENAME
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.names import is_sitemap_file
 
 # Written files must be readable by the web server that serves them.
 FILE_MODE = 0o644
 LOCK_NAME = ".sitemapkit.lock"
 STAGING_SUFFIX = ".tmp"
-
-
-class BuildError(Exception):
-    """A build that cannot go on; the message is one line for the command to print."""
-
-
-def is_sitemap_file(name: str) -> bool:
-    """Whether ``name`` is one of the files a build writes (so may be replaced or removed)."""
-    if name.endswith(GZIP_SUFFIX):
-        name = name[: -len(GZIP_SUFFIX)]
-    return name == INDEX_FILENAME or PAGE_FILENAME.match(name) is not None
 
 
 @dataclass(frozen=True)

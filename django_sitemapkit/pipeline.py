@@ -1,0 +1,166 @@
+"""One document pipeline for the views and the build: plan → page → lines → encoder.
+
+A page means the same everywhere: its rows are read through the plan's pager,
+each chunk becomes lines through the plan's writer, a line too large for any
+document is left out here (the one place that rule lives), and the encoder
+counts URLs and bytes. The index is built here too, from the pages' lastmods.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
+from typing import NamedTuple
+
+from django_sitemapkit.conf import conf
+from django_sitemapkit.encoder import Entry, Layout, Lines, sitemap_element, url_element
+from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.locations import Origin, page_path
+from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sources.lastmods import page_lastmods
+from django_sitemapkit.sources.pages import LastmodValue, SectionStats, Tally
+from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.rows import Chunk, close_iterator
+from django_sitemapkit.values import format_lastmod, newest_lastmod
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+def page_runs(
+    plan: Plan,
+    page: int | None,
+    start: tuple[object, ...] | None = None,
+    tally: Tally | None = None,
+    element: Callable[[Entry], str] = url_element,
+) -> Iterator[Lines]:
+    """The lines of ``page`` (of every page in turn when ``None``), a chunk of rows at a
+    time, each chunk written in the plan's context."""
+    pager = plan.pager
+    chunks = pager.all_chunks(tally) if page is None else pager.chunks(page, start, tally)
+    return written(plan, chunks, tally, element)
+
+
+def written(
+    plan: Plan,
+    chunks: Iterator[Chunk],
+    tally: Tally | None = None,
+    element: Callable[[Entry], str] = url_element,
+) -> Iterator[Lines]:
+    """The lines of each chunk of rows, written in the plan's context."""
+    writer = plan.writer
+    try:
+        for chunk in chunks:
+            with plan.context():
+                lines = writer.lines(chunk, tally, element)
+            yield lines
+    finally:
+        close_iterator(chunks)
+
+
+def fitting(runs: Iterable[Lines], plan: Plan, layout: Layout) -> Iterator[Lines]:
+    """Leave out (log, or raise in strict mode) a line no document could hold: the
+    encoder would otherwise cut before it and write an empty, schema-invalid page.
+
+    Only a ``SITEMAPKIT_MAX_BYTES`` far below the default makes this possible;
+    the exact size is measured only for runs with a line that might not fit.
+    """
+    room = conf.MAX_BYTES - len(layout.opening) - len(layout.closing)
+    for lines, lastmods in runs:
+        # A character is at most 4 bytes of UTF-8.
+        if not lines or max(map(len, lines)) * 4 <= room:
+            yield lines, lastmods
+            continue
+        kept: Lines = ([], [])
+        for line, lastmod in zip(lines, lastmods, strict=True):
+            size = len(line.encode())
+            if size <= room:
+                kept[0].append(line)
+                kept[1].append(lastmod)
+                continue
+            message = (
+                f"Skipped a URL of source {plan.section!r}: its line takes {size:,} bytes, more "
+                f"than a document of SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,}) has room for"
+            )
+            if conf.STRICT:
+                raise InvalidEntry(message)
+            logger.warning("%s (%s...).", message, line[:120])
+        yield kept
+
+
+def first_run(runs: Iterator[Lines]) -> Iterator[Lines] | None:
+    """``runs`` from its first line on, or ``None`` (and ``runs`` closed) if it has none."""
+    for lines, lastmods in runs:
+        if lines:
+            return chain([(lines, lastmods)], runs)
+    return None
+
+
+# -- the index ------------------------------------------------------------------
+
+
+class IndexedPage(NamedTuple):
+    section: str
+    page: int
+    lastmod: LastmodValue | None
+
+
+class Section(NamedTuple):
+    """A section as the index sees it: its plan and its whole-section aggregate."""
+
+    plan: Plan
+    stats: SectionStats
+
+    @property
+    def pages(self) -> int:
+        return -(-self.stats.rows // self.plan.page_size)
+
+
+def sections() -> list[Section]:
+    """Every registered section with its aggregate: one query each."""
+    found = []
+    for source in registry.sections():
+        plan = compile_plan(source)
+        found.append(Section(plan, plan.pager.section_stats()))
+    return found
+
+
+def indexed_pages(found: Iterable[Section]) -> list[IndexedPage]:
+    """Every page of every section; a section with no rows has none."""
+    return [
+        IndexedPage(section.plan.section, number, lastmod)
+        for section in found
+        for number, lastmod in enumerate(page_lastmods(section.plan.pager, section.stats), 1)
+    ]
+
+
+def index_lastmod(value: LastmodValue | None) -> str | None:
+    """A page's newest lastmod, left out if it cannot be written (the entry that
+    holds it is skipped from the page itself, for the same reason)."""
+    if value is None:
+        return None
+    try:
+        return format_lastmod(value)
+    except InvalidEntry:
+        return None
+
+
+def index_entry(origin: Origin, section: str, page: int, lastmod: str | None) -> Entry:
+    suffix = GZIP_SUFFIX if conf.GZIP_LINKS else ""
+    return Entry(origin.url + page_path(section, page) + suffix, lastmod)
+
+
+def index_entries(pages: Iterable[IndexedPage], origin: Origin) -> list[Entry]:
+    return [
+        index_entry(origin, item.section, item.page, index_lastmod(item.lastmod))
+        for item in pages
+    ]
+
+
+def index_runs(entries: list[Entry]) -> Iterator[Lines]:
+    yield [sitemap_element(entry) for entry in entries], [entry.lastmod for entry in entries]
+
+
+def newest(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
+    return newest_lastmod(values)

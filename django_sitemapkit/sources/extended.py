@@ -1,0 +1,216 @@
+"""Entries with extension elements: a row's URL in each language, its alternates,
+images, videos and news, read a chunk of rows at a time."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.utils import translation
+
+from django_sitemapkit import extensions
+from django_sitemapkit.encoder import Entry, Extras, NewsItem
+from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extensions import News, Related, RelatedQuery
+from django_sitemapkit.locations import LocationPolicy
+from django_sitemapkit.sources.declaration import BaseSource, declared
+
+logger = logging.getLogger("django_sitemapkit")
+
+#: Per ``Related`` declaration, the values of each primary key of a chunk of rows.
+RelatedValues = dict[str, dict[Any, list[tuple[Any, ...]]]]
+#: A row's entry in each of its languages (``None`` when it has one URL).
+LanguageEntries = list[tuple[str | None, Entry]]
+#: ``(hreflang, href)`` pairs.
+Links = tuple[tuple[str, str], ...]
+Maker = Callable[[Any], Entry]
+Reader = Callable[[Any], Any]
+
+
+def has_alternates(source: BaseSource) -> bool:
+    value = declared(source, "alternates")
+    return callable(value) or (value is True and bool(declared(source, "i18n")))
+
+
+def extension_prefixes(source: BaseSource) -> tuple[str, ...]:
+    """The extension prefixes this source's documents declare and may use."""
+    used = {
+        extensions.ALTERNATES: has_alternates(source),
+        extensions.IMAGES: declared(source, "images") is not None,
+        extensions.VIDEOS: declared(source, "videos") is not None,
+        extensions.NEWS: declared(source, "news") is not None,
+    }
+    return tuple(prefix for prefix, is_used in used.items() if is_used)
+
+
+def language_codes(source: BaseSource) -> tuple[str | None, ...]:
+    """The languages each row is listed in; ``(None,)`` for one URL per row."""
+    if not declared(source, "i18n"):
+        return (None,)
+    languages = declared(source, "languages")
+    if languages is not None:
+        return tuple(languages)
+    return tuple(code for code, _ in settings.LANGUAGES)
+
+
+@dataclass(frozen=True)
+class Extender:
+    """A row's entries in every language, with their extension elements."""
+
+    section: str
+    row_key: Callable[[Any], str]
+    makers: Sequence[tuple[str | None, Maker]]
+    alternates: Callable[[Any, LanguageEntries], Links]
+    images: Callable[[Any, RelatedValues], Iterable[Any]]
+    videos: Callable[[Any, RelatedValues], Iterable[Any]]
+    news: Callable[[Any], NewsItem | None]
+    policy: LocationPolicy
+    strict: bool
+
+    def __call__(self, row: Any, related: RelatedValues) -> list[Entry]:
+        made = self.language_entries(row)
+        own = made[0][1].loc
+        origin = self.policy.origin
+        links = self.alternates(row, made)
+        skipped: list[str] = []
+        images = checked_items(
+            self.images(row, related),
+            extensions.MAX_IMAGES,
+            "image",
+            skipped,
+            lambda value: extensions.resource_url(value, origin, "image"),
+        )
+        videos = checked_items(
+            self.videos(row, related),
+            None,
+            "video",
+            skipped,
+            lambda value: extensions.format_video(value, origin, own),
+        )
+        if skipped and self.strict:
+            # The caller names the row and the source.
+            raise InvalidEntry(skipped[0])
+        for problem in skipped:
+            logger.warning(
+                "Left out %s of %s of source %r.", problem, self.row_key(row), self.section
+            )
+        extras = Extras(links, tuple(images), tuple(videos), self.news(row))
+        return [entry._replace(extras=extras) for _, entry in made]
+
+    def language_entries(self, row: Any) -> LanguageEntries:
+        """The row's entry in each language, each made under ``translation.override()``."""
+        if self.makers[0][0] is None:
+            return [(None, self.makers[0][1](row))]
+        made = []
+        for language, make in self.makers:
+            with translation.override(language):
+                made.append((language, make(row)))
+        return made
+
+
+def checked_items(
+    values: Iterable[Any],
+    limit: int | None,
+    what: str,
+    skipped: list[str],
+    check: Callable[[Any], Any],
+) -> list[Any]:
+    """The valid values, up to ``limit``; what is left out is described in ``skipped``."""
+    items: list[Any] = []
+    for value in values:
+        if limit is not None and len(items) == limit:
+            skipped.append(f"every {what} after the first {limit:,} (the limit per URL)")
+            break
+        try:
+            items.append(check(value))
+        except InvalidEntry as exc:
+            skipped.append(f"an invalid {what} ({exc})")
+    return items
+
+
+def alternates_reader(
+    source: BaseSource, policy: LocationPolicy, default_maker: Maker | None
+) -> Callable[[Any, LanguageEntries], Links]:
+    """A function from a row (and its entries per language) to its alternates;
+    ``default_maker`` makes the row's entry in ``LANGUAGE_CODE`` for ``x_default``."""
+    if callable(declared(source, "alternates")):
+        method = source.alternates
+
+        def mapped(row: Any, made: LanguageEntries) -> Links:
+            return extensions.format_alternates(method(row), made[0][1].loc, policy)
+
+        return mapped
+    if not has_alternates(source):
+        return lambda row, made: ()
+    default_code = settings.LANGUAGE_CODE
+
+    def reciprocal(row: Any, made: LanguageEntries) -> Links:
+        # Every URL of the row lists the same set: each language's URL, its
+        # own included (Google, "Tell Google about localized versions of your
+        # page"), and the x-default when declared.
+        links = [(str(language), entry.loc) for language, entry in made]
+        if default_maker is not None:
+            default = next((entry.loc for code, entry in made if code == default_code), None)
+            if default is None:
+                with translation.override(default_code):
+                    default = default_maker(row).loc
+            links.append((extensions.X_DEFAULT, default))
+        return tuple(links)
+
+    return reciprocal
+
+
+def items_reader(
+    source: BaseSource, attribute: str, pk_of: Reader | None
+) -> Callable[[Any, RelatedValues], Iterable[Any]]:
+    """Images or videos of a row: from the chunk's related values, or a per-row method."""
+    value = declared(source, attribute)
+    if value is None:
+        return lambda row, related: ()
+    if isinstance(value, Related):
+        names = list(value.paths)
+
+        def from_related(row: Any, related: RelatedValues) -> Iterable[Any]:
+            # Nothing to read for a source without a model (sitemapkit.E028).
+            if pk_of is None:
+                return ()
+            values = related.get(attribute, {}).get(pk_of(row), ())
+            if attribute == "images":
+                return extensions.related_images(values)
+            return extensions.related_videos(names, values)
+
+        return from_related
+    method = getattr(source, attribute)
+
+    def from_method(row: Any, related: RelatedValues) -> Iterable[Any]:
+        values: Iterable[Any] | None = method(row)
+        if values is None:
+            return ()
+        if isinstance(values, (str, bytes)):
+            # A single URL where a list of them was meant.
+            return [values]
+        return values
+
+    return from_method
+
+
+def news_reader(
+    news: News | None, read_field: Callable[[str], Reader]
+) -> Callable[[Any], NewsItem | None]:
+    if news is None:
+        return lambda row: None
+    title_of = read_field(news.title)
+    published_of = read_field(news.publication_date)
+    return lambda row: extensions.format_news(news, title_of(row), published_of(row))
+
+
+def related_queries(source: BaseSource, model: Any, using: str) -> dict[str, RelatedQuery]:
+    """``RelatedQuery`` of each extension declared as :class:`Related`."""
+    return {
+        attribute: RelatedQuery(model, value, using)
+        for attribute in ("images", "videos")
+        if isinstance(value := declared(source, attribute), Related)
+    }

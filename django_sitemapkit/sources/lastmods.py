@@ -1,0 +1,135 @@
+"""Each page's newest ``lastmod``, for the index, recomputed only when it can have changed.
+
+A section's pages are described by one aggregate over the whole section (its
+row count, highest primary key and newest ``lastmod``, see
+``QueryPager.section_stats``). The list of per-page lastmods costs a pass
+over every row; it is kept, per process, under that aggregate's fingerprint,
+so an index request pays for it again only after the section has changed in
+a way the aggregate shows.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from threading import Lock
+from typing import Any
+
+from django.db import connections
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from django_sitemapkit.sources.keyset import from_start
+from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, SectionStats
+
+# Column aliases of the query that finds each page's newest lastmod without a key.
+ROW_NUMBER = "_sitemapkit_row"
+PAGE_LASTMOD = "_sitemapkit_lastmod"
+#: Sections whose page lastmods are kept (least recently used first out).
+CACHED_SECTIONS = 256
+
+_cache: OrderedDict[tuple[Any, ...], tuple[LastmodValue | None, ...]] = OrderedDict()
+_lock = Lock()
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def page_lastmods(pager: Pager, stats: SectionStats) -> tuple[LastmodValue | None, ...]:
+    """The newest lastmod of each of the section's pages (``None`` where unknown)."""
+    pages = -(-stats.rows // pager.page_size)
+    if not isinstance(pager, QueryPager):
+        return tuple(pager.page_stats(page).lastmod for page in range(1, pages + 1))
+    if pager.lastmod_path is None:
+        # Without a lastmod field there is nothing the database can aggregate.
+        return (None,) * pages
+    queryset = pager.ordered
+    key = (pager.section, queryset.db, str(queryset.query), pager.page_size, stats.fingerprint)
+    with _lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return found
+    computed = tuple(
+        walk_lastmods(pager, pager.lastmod_path)
+        if pager.key is not None
+        else numbered_lastmods(pager, pager.lastmod_path)
+    )
+    with _lock:
+        _cache[key] = computed
+        while len(_cache) > CACHED_SECTIONS:
+            _cache.popitem(last=False)
+    return computed
+
+
+def walk_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | None]:
+    """Page after page along the key: each starts where the previous one ended, so
+    the whole index reads every key once, where seeking each page from the top
+    would read them N/2 times on average."""
+    assert pager.key is not None
+    key = pager.key
+    size = pager.page_size
+    aggregates = {"count": Count("pk"), "lastmod": Max(path)}
+    if len(key) == 1:
+        aggregates["edge"] = Min("pk") if key[0].descending else Max("pk")
+    rows: QuerySet[Any] = pager.ordered
+    while True:
+        stats = rows[:size].aggregate(**aggregates)
+        if stats["count"] == 0:
+            return
+        yield stats["lastmod"]
+        if stats["count"] < size:
+            return
+        rows = pager.ordered.filter(after_page(pager, rows, stats.get("edge")))
+
+
+def after_page(pager: QueryPager, page: QuerySet[Any], edge: Any) -> Q:
+    """The rows after the page that ``page[:page_size]`` holds."""
+    assert pager.key is not None
+    key = pager.key
+    if len(key) == 1:
+        # Ordered by the primary key alone: the page's last key is its edge.
+        lookup = "lt" if key[0].descending else "gt"
+        return Q(**{f"pk__{lookup}": edge})
+    names = [column.name for column in key]
+    size = pager.page_size
+    following = list(page.values_list(*names)[size : size + 1])
+    return from_start(key, tuple(following[0])) if following else Q(pk__in=[])
+
+
+def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | None]:
+    """Each page's newest lastmod from one query, numbering the rows in order.
+
+    Without a key, an aggregate per page would skip the rows of every page
+    before it by OFFSET: N pages would read N²/2 pages of rows. Here the
+    database numbers the rows once (``ROW_NUMBER()``, in the pages' own order)
+    and takes the ``MAX()`` of each page's numbers, as the per-page aggregate
+    would. The ORM cannot group by a window function, so the outer query is
+    written here around the compiled inner one.
+    """
+    queryset = pager.ordered
+    alias = queryset.db
+    connection = connections[alias]
+    ordering = [expression for expression, _ in queryset.query.get_compiler(alias).get_order_by()]
+    numbered = (
+        queryset.order_by()
+        .annotate(**{ROW_NUMBER: Window(RowNumber(), order_by=ordering), PAGE_LASTMOD: F(path)})
+        .values(ROW_NUMBER, PAGE_LASTMOD)
+    )
+    sql, params = numbered.query.get_compiler(alias).as_sql()
+    row, lastmod, rows = map(connection.ops.quote_name, (ROW_NUMBER, PAGE_LASTMOD, "rows"))
+    pages = f"SELECT ({row} - 1) / %s, MAX({lastmod}) FROM ({sql}) {rows} GROUP BY 1 ORDER BY 1"
+    # The converters the ORM applies to the column (SQLite keeps datetimes as text).
+    expression = numbered.query.annotations[PAGE_LASTMOD]
+    converters = [
+        *connection.ops.get_db_converters(expression),
+        *expression.get_db_converters(connection),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(pages, (pager.page_size, *params))
+        for _, value in cursor.fetchall():
+            for converter in converters:
+                value = converter(value, expression, connection)
+            yield value

@@ -1,0 +1,287 @@
+"""Pages of a section: what the database says about them, and their rows.
+
+A page is ``page_size`` rows of the section's order. Page 1 is read from the
+start; page N from the key of its first row when the order is a key (see
+``keyset.py``), else by offset. The rows' query is compiled once per page
+(``rows.raw_chunks``) and read a chunk at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from django.db import DatabaseError
+from django.db.models import Count, Max, QuerySet
+
+from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.sources.keyset import KeyColumn, from_start
+from django_sitemapkit.sources.rows import Chunk, close_iterator, orm_chunks, raw_chunks
+from django_sitemapkit.values import newest_lastmod
+
+logger = logging.getLogger("django_sitemapkit")
+
+LastmodValue = Any  # a date or datetime as the database returns it
+
+
+class PageStats(NamedTuple):
+    """What one aggregate query says about a page, before any row is read."""
+
+    rows: int
+    lastmod: LastmodValue | None
+    fingerprint: tuple[Any, ...]
+    #: The ordering key of the page's first row, when pages are read by keyset.
+    start: tuple[Any, ...] | None = None
+
+
+class SectionStats(NamedTuple):
+    """One aggregate over a whole section: what the index's validators come from."""
+
+    rows: int
+    lastmod: LastmodValue | None
+    fingerprint: tuple[Any, ...]
+
+
+@dataclass
+class Tally:
+    """Rows read for a document, and rows that gave no entry."""
+
+    rows: int = 0
+    skipped: int = 0
+    #: How log messages name each skipped row, for a caller that reports them.
+    skipped_keys: list[str] = field(default_factory=list)
+
+
+def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: bool) -> None:
+    """Log a row that makes no entry (or raise in strict mode), and count it."""
+    message = f"Skipped {key} of source {section!r}: {reason}."
+    if strict:
+        raise InvalidEntry(message)
+    logger.warning(message)
+    if tally is not None:
+        tally.skipped += 1
+        tally.skipped_keys.append(key)
+
+
+def is_undecodable(exc: BaseException) -> bool:
+    """Whether a database error reports one value the driver cannot decode, rather than
+    a database that is down: SQLite stores any bytes as TEXT (raw SQL can write a lone
+    surrogate) and fails the fetch of that row."""
+    cause = exc.__cause__ or exc
+    return isinstance(cause, UnicodeDecodeError) or "Could not decode to UTF-8" in str(cause)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A run of rows: ``rows[low:high]`` of a queryset in the section's order."""
+
+    rows: QuerySet[Any]
+    keys: QuerySet[Any]
+    low: int
+    high: int | None
+
+    def slice(self, queryset: QuerySet[Any], offset: int, size: int | None) -> QuerySet[Any]:
+        start = self.low + offset
+        stop = self.high if size is None else start + size
+        if self.high is not None and stop is not None:
+            stop = min(stop, self.high)
+        return queryset[start:stop]
+
+
+@dataclass(frozen=True)
+class QueryPager:
+    """Counting, describing and reading the pages of a queryset section."""
+
+    section: str
+    #: The section's rows in page order (a model queryset, for aggregates and seeks).
+    ordered: QuerySet[Any]
+    #: The same rows as the entries read them: ``values()`` or instances.
+    row_queryset: QuerySet[Any]
+    raw: bool
+    key: Sequence[KeyColumn] | None
+    page_size: int
+    lastmod_path: str | None
+    chunk_size: int
+    strict: bool
+
+    def count(self) -> int:
+        return self.ordered.count()
+
+    def aggregates(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"count": Count("pk"), "last_pk": Max("pk")}
+        if self.lastmod_path is not None:
+            found["lastmod"] = Max(self.lastmod_path)
+        return found
+
+    def section_stats(self) -> SectionStats:
+        stats = self.ordered.aggregate(**self.aggregates())
+        lastmod = stats.get("lastmod")
+        return SectionStats(stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod))
+
+    def page_bounds(self, page: int) -> tuple[int, int]:
+        return (page - 1) * self.page_size, page * self.page_size
+
+    def seek(self, page: int) -> tuple[Any, ...] | None:
+        """The key of the first row of ``page``, or ``None`` if there is no such page.
+
+        Only the key's columns are read (an index can answer it, no join is
+        made), so this costs a fraction of reading the page's rows by offset.
+        """
+        assert self.key is not None
+        first, _ = self.page_bounds(page)
+        names = [column.name for column in self.key]
+        found = list(self.ordered.values_list(*names)[first : first + 1])
+        return tuple(found[0]) if found else None
+
+    def scope(self, page: int, start: tuple[Any, ...] | None) -> Scope | None:
+        if self.key is None or page == 1:
+            first, stop = self.page_bounds(page)
+            return Scope(self.row_queryset, self.ordered, first, stop)
+        if start is None:
+            start = self.seek(page)
+        if start is None:
+            return None
+        condition = from_start(self.key, start)
+        return Scope(
+            self.row_queryset.filter(condition),
+            self.ordered.filter(condition),
+            0,
+            self.page_size,
+        )
+
+    def page_stats(self, page: int) -> PageStats:
+        start = None
+        if self.key is not None and page > 1:
+            start = self.seek(page)
+            if start is None:
+                return PageStats(0, None, (0, None, None))
+        scope = self.scope(page, start)
+        assert scope is not None
+        stats = scope.slice(scope.keys, 0, None).aggregate(**self.aggregates())
+        lastmod = stats.get("lastmod")
+        fingerprint = (stats["count"], stats["last_pk"], lastmod)
+        return PageStats(stats["count"], lastmod, fingerprint, start)
+
+    def chunks(
+        self, page: int, start: tuple[Any, ...] | None = None, tally: Tally | None = None
+    ) -> Iterator[Chunk]:
+        """The rows of ``page`` a chunk at a time; ``start`` is ``page_stats(page).start``."""
+        scope = self.scope(page, start)
+        if scope is None:
+            return iter(())
+        return self.read(scope, tally)
+
+    def all_chunks(self, tally: Tally | None = None) -> Iterator[Chunk]:
+        """Every row of the section in page order: pages 1, 2, ... read in one pass."""
+        return self.read(Scope(self.row_queryset, self.ordered, 0, None), tally)
+
+    def fetch(self, scope: Scope, offset: int, chunk_size: int) -> Iterator[Chunk]:
+        rows = scope.slice(scope.rows, offset, None)
+        return raw_chunks(rows, chunk_size) if self.raw else orm_chunks(rows, chunk_size)
+
+    def read(self, scope: Scope, tally: Tally | None) -> Iterator[Chunk]:
+        """The scope's rows; a row the driver cannot decode costs that row alone.
+
+        The cursor cannot step past such a row, and the rows fetched with it
+        are lost with the error: they are read again one at a time up to it,
+        the row is skipped and logged with its key, and reading goes on after it.
+        """
+        offset = 0
+        chunk_size = self.chunk_size
+        while True:
+            fetched = self.fetch(scope, offset, chunk_size)
+            try:
+                for chunk in fetched:
+                    offset += len(chunk)
+                    if tally is not None:
+                        tally.rows += len(chunk)
+                    yield chunk
+                return
+            except DatabaseError as exc:
+                if not is_undecodable(exc):
+                    raise
+                if chunk_size > 1:
+                    chunk_size = 1  # read up to the row, then past it
+                    continue
+                if not self.skip_undecodable(scope, offset, exc, tally):
+                    return
+                offset += 1
+                chunk_size = self.chunk_size
+            finally:
+                # Closed now, with its cursor, however the reading stops.
+                close_iterator(fetched)
+
+    def skip_undecodable(
+        self, scope: Scope, offset: int, exc: DatabaseError, tally: Tally | None
+    ) -> bool:
+        """Log the row at ``offset``; ``False`` if even its key cannot be read."""
+        try:
+            keys = list(scope.slice(scope.keys, offset, 1).values_list("pk", flat=True))
+        except DatabaseError as key_exc:
+            if not is_undecodable(key_exc):
+                raise
+            keys = []
+        if tally is not None:
+            tally.rows += 1
+        reason = f"the database driver cannot read it ({exc})"
+        if not keys:
+            skip_row(self.section, "the remaining rows", reason, tally, self.strict)
+            return False
+        skip_row(self.section, f"pk={keys[0]!r}", reason, tally, self.strict)
+        return True
+
+
+@dataclass(frozen=True)
+class StaticPager:
+    """The pages of a :class:`~django_sitemapkit.StaticSource`: its ``urls`` in order."""
+
+    section: str
+    pages: tuple[Any, ...]
+    page_size: int
+    #: A function from a page to its lastmod value (or the declared constant's).
+    lastmod_of: Callable[[Any], Any] | None
+    raw: bool = False
+    key: None = None
+
+    def count(self) -> int:
+        return len(self.pages)
+
+    def page_bounds(self, page: int) -> tuple[int, int]:
+        return (page - 1) * self.page_size, page * self.page_size
+
+    def page_rows(self, page: int) -> list[Any]:
+        first, stop = self.page_bounds(page)
+        return list(self.pages[first:stop])
+
+    def lastmod(self, rows: Sequence[Any]) -> LastmodValue | None:
+        if self.lastmod_of is None:
+            return None
+        # Invalid values are reported (and skipped) when the entries are written.
+        return newest_lastmod(map(self.lastmod_of, rows))
+
+    def section_stats(self) -> SectionStats:
+        lastmod = self.lastmod(self.pages)
+        return SectionStats(len(self.pages), lastmod, (self.pages, lastmod))
+
+    def page_stats(self, page: int) -> PageStats:
+        rows = self.page_rows(page)
+        lastmod = self.lastmod(rows)
+        return PageStats(len(rows), lastmod, (tuple(rows), lastmod))
+
+    def chunks(
+        self, page: int, start: tuple[Any, ...] | None = None, tally: Tally | None = None
+    ) -> Iterator[Chunk]:
+        rows = self.page_rows(page)
+        if tally is not None:
+            tally.rows += len(rows)
+        return iter([rows] if rows else [])
+
+    def all_chunks(self, tally: Tally | None = None) -> Iterator[Chunk]:
+        if tally is not None:
+            tally.rows += len(self.pages)
+        return iter([list(self.pages)] if self.pages else [])
+
+
+Pager = QueryPager | StaticPager

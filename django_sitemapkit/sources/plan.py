@@ -1,0 +1,238 @@
+"""A source's declaration compiled once into an immutable plan.
+
+The plan fixes everything a page needs before a row is read: the columns and
+their readers, the locator, the row format (chosen after the locator, so a
+location built per row never has to look a value up by name), the ordering
+key, the page size, the URL limit, the namespaces and the extension readers.
+Paging and entry building read the plan; they never read the class again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import translation
+
+from django_sitemapkit import extensions
+from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.encoder import Document, urlset
+from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
+from django_sitemapkit.sources.declaration import (
+    BaseSource,
+    SitemapSource,
+    StaticPage,
+    StaticSource,
+    declared,
+    overrides,
+)
+from django_sitemapkit.sources.entries import (
+    EntryMaker,
+    RowFormat,
+    field_path,
+    field_reader,
+    hook_locator,
+    url_name_locator,
+    value_of,
+)
+from django_sitemapkit.sources.extended import extension_prefixes, language_codes
+from django_sitemapkit.sources.keyset import ordering_key
+from django_sitemapkit.sources.pages import Pager, QueryPager, StaticPager
+from django_sitemapkit.sources.rows import RowShape, raw_values
+from django_sitemapkit.sources.writer import Writer, compile_writer
+
+#: The per-row methods a project may define; each hands it rows.
+ROW_METHODS = ("lastmod", "changefreq", "priority", "alternates", "images", "videos")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a page of one section needs, decided once."""
+
+    source: BaseSource
+    section: str
+    #: Rows per page, and URLs per page (an ``i18n`` row is one URL per language).
+    page_size: int
+    url_limit: int
+    languages: tuple[str | None, ...]
+    document: Document
+    pager: Pager
+    row_format: RowFormat
+    writer: Writer
+    #: The database the rows are read from (``None`` for static pages).
+    database: str | None
+
+    @contextmanager
+    def context(self) -> Iterator[None]:
+        """Where entries are made: inside the fixed script prefix, which URL templates
+        capture, and in ``LANGUAGE_CODE`` whatever language the request activated (a
+        crawler's ``Accept-Language`` must not change the URLs)."""
+        with ExitStack() as stack:
+            stack.enter_context(stable_script_prefix())
+            stack.enter_context(translation.override(settings.LANGUAGE_CODE))
+            yield
+
+
+def compile_plan(source: BaseSource, policy: LocationPolicy | None = None) -> Plan:
+    """The plan of ``source``, for the settings and URLconf in force now."""
+    policy = policy or LocationPolicy.from_settings()
+    with stable_script_prefix(), translation.override(settings.LANGUAGE_CODE):
+        if isinstance(source, SitemapSource):
+            return queryset_plan(source, policy)
+        assert isinstance(source, StaticSource), source
+        return static_plan(source, policy)
+
+
+def sizes(source: BaseSource) -> tuple[int, int, tuple[str | None, ...]]:
+    """Rows per page (as many as keep every page within its URL limit), URLs per page,
+    and the languages."""
+    limit = declared(source, "limit")
+    size = min(conf.LIMIT, limit or MAX_URLS)
+    if declared(source, "news") is not None:
+        size = min(size, extensions.MAX_NEWS)
+    languages = language_codes(source)
+    rows = max(1, size // len(languages))
+    return rows, rows * len(languages), languages
+
+
+def row_format(source: SitemapSource, located_by_hook: bool) -> RowFormat:
+    """Raw cursor rows unless the project's own code sees them: those are promised
+    dicts of field paths, or instances."""
+    cls = type(source)
+    if cls.use_instances or (located_by_hook and cls.url_name is None):
+        if not overrides(source, "location", SitemapSource) or cls.use_instances:
+            return RowFormat.INSTANCE
+    sees_rows = located_by_hook or any(callable(declared(source, name)) for name in ROW_METHODS)
+    if sees_rows or not cls.raw_rows:
+        return RowFormat.DICT
+    return RowFormat.RAW
+
+
+def columns(source: SitemapSource, *, lastmod: bool) -> list[str]:
+    """Every field path a row needs, primary key first; with ``lastmod=False``,
+    the lastmod path only if something else reads it too."""
+    cls = type(source)
+    paths = ["pk", *cls.url_kwargs.values()]
+    for attribute in ("lastmod", "changefreq", "priority")[0 if lastmod else 1 :]:
+        path = field_path(source, attribute, True)
+        if path is not None:
+            paths.append(path)
+    if cls.news is not None:
+        paths.extend((cls.news.title, cls.news.publication_date))
+    paths.extend(cls.fields)
+    return list(dict.fromkeys(paths))
+
+
+def order_by(source: SitemapSource, queryset: QuerySet[Any]) -> list[str]:
+    ordering = list(type(source).ordering)
+    pk_name = queryset.model._meta.pk.name
+    if not {"pk", "-pk", pk_name, f"-{pk_name}"} & set(ordering):
+        ordering.append("pk")
+    return ordering
+
+
+def listed(source: SitemapSource) -> QuerySet[Any]:
+    """``get_queryset()``, less the rows a news section leaves out: only articles
+    published within ``SITEMAPKIT_NEWS_MAX_AGE`` belong in a Google News sitemap."""
+    queryset = source.get_queryset()
+    news = type(source).news
+    if news is not None:
+        cutoff = extensions.news_cutoff(conf.NEWS_MAX_AGE)
+        queryset = queryset.filter(**{f"{news.publication_date}__gte": cutoff})
+    return queryset
+
+
+def queryset_plan(source: SitemapSource, policy: LocationPolicy) -> Plan:
+    cls = type(source)
+    page_size, url_limit, languages = sizes(source)
+    queryset = listed(source)
+    ordering = order_by(source, queryset)
+    ordered = queryset.order_by(*ordering)
+    located_by_hook = cls.url_name is None or overrides(source, "location", SitemapSource)
+    shape: RowShape | None = None
+    format_ = row_format(source, located_by_hook)
+    lastmod_path = field_path(source, "lastmod", True)
+    if format_ is RowFormat.RAW:
+        rows = raw_values(ordered, columns(source, lastmod=False), lastmod_path)
+        shape = RowShape(rows)
+    elif format_ is RowFormat.DICT:
+        rows = ordered.values(*columns(source, lastmod=True))
+    else:
+        rows = ordered
+
+    def read_field(path: str) -> Callable[[Any], Any]:
+        return field_reader(path, format_, shape)
+
+    def locator() -> Callable[[Any], str]:
+        if located_by_hook:
+            return hook_locator(source, policy)
+        assert cls.url_name is not None
+        return url_name_locator(cls.url_name, cls.url_kwargs, read_field, policy)
+
+    pager = QueryPager(
+        section=cls.name,
+        ordered=ordered,
+        row_queryset=rows,
+        raw=format_ is RowFormat.RAW,
+        key=ordering_key(queryset.model, ordering),
+        page_size=page_size,
+        lastmod_path=lastmod_path,
+        chunk_size=conf.CHUNK_SIZE,
+        strict=conf.STRICT,
+    )
+    maker = EntryMaker(
+        locate=locator(),
+        lastmod=value_of(source, "lastmod", lastmod_path, read_field, shape),
+        changefreq=value_of(
+            source, "changefreq", field_path(source, "changefreq", True), read_field, None
+        ),
+        priority=value_of(
+            source, "priority", field_path(source, "priority", True), read_field, None
+        ),
+    )
+    document = urlset(extension_prefixes(source))
+    writer = compile_writer(
+        source, policy, format_, maker, locator, read_field, languages, queryset, rows.db
+    )
+    return Plan(
+        source, cls.name, page_size, url_limit, languages, document, pager, format_, writer,
+        rows.db,
+    )
+
+
+def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
+    cls = type(source)
+    page_size, url_limit, languages = sizes(source)
+    lastmod = declared(source, "lastmod")
+    lastmod_of: Callable[[Any], Any] | None = None
+    if callable(lastmod):
+        lastmod_of = source.lastmod  # type: ignore[assignment]
+    elif lastmod is not None:
+        lastmod_of = lambda page: lastmod  # noqa: E731 - one constant for every page
+    pages = tuple(StaticPage.from_declaration(item) for item in cls.urls)
+    pager = StaticPager(cls.name, pages, page_size, lastmod_of)
+
+    def read_field(path: str) -> Callable[[Any], Any]:
+        return field_reader(path, RowFormat.STATIC, None)
+
+    def locator() -> Callable[[Any], str]:
+        return hook_locator(source, policy)
+
+    maker = EntryMaker(
+        locate=locator(),
+        lastmod=value_of(source, "lastmod", None, read_field, None),
+        changefreq=value_of(source, "changefreq", None, read_field, None),
+        priority=value_of(source, "priority", None, read_field, None),
+    )
+    writer = compile_writer(
+        source, policy, RowFormat.STATIC, maker, locator, read_field, languages, None, None
+    )
+    document = urlset(extension_prefixes(source))
+    return Plan(
+        source, cls.name, page_size, url_limit, languages, document, pager, RowFormat.STATIC,
+        writer, None,
+    )

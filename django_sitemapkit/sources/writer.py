@@ -1,0 +1,188 @@
+"""From a chunk of rows to entries, or straight to the lines of a ``<urlset>``.
+
+Each chunk of rows becomes a list of entries (for the HTML pages and any
+source with languages or extensions), or, for the XML of the declarative
+route, a list of lines written by one tight loop with no ``Entry`` between
+the row and its line. Invalid rows are skipped and logged (raised when strict)
+and counted in the caller's ``Tally``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import translation
+
+from django_sitemapkit.conf import conf
+from django_sitemapkit.encoder import NEEDS_ESCAPE as needs_escape
+from django_sitemapkit.encoder import Entry, escape, url_element
+from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extensions import RelatedQuery
+from django_sitemapkit.locations import LocationPolicy
+from django_sitemapkit.sources.declaration import BaseSource, declared
+from django_sitemapkit.sources.entries import EntryMaker, RowFormat
+from django_sitemapkit.sources.extended import (
+    Extender,
+    alternates_reader,
+    extension_prefixes,
+    items_reader,
+    news_reader,
+    related_queries,
+)
+from django_sitemapkit.sources.pages import Tally, skip_row
+from django_sitemapkit.sources.rows import Chunk
+
+Reader = Callable[[Any], Any]
+#: The lines of a chunk of entries, and the ``lastmod`` of each (for the index).
+Lines = tuple[list[str], list[str | None]]
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Entries, and ``<urlset>`` lines, of each chunk of a section's rows."""
+
+    section: str
+    row_key: Callable[[Any], str]
+    maker: EntryMaker
+    make: Callable[[Any], Entry]
+    extender: Extender | None
+    #: Reads the ``Related`` extensions of a chunk of rows (one query each).
+    related: RelatedReader | None
+    strict: bool
+
+    def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]:
+        made: list[Entry] = []
+        make, row_key, extend = self.make, self.row_key, self.extender
+        related = {} if self.related is None else self.related(chunk)
+        for row in chunk:
+            try:
+                if extend is None:
+                    made.append(make(row))
+                else:
+                    made += extend(row, related)
+            except InvalidEntry as exc:
+                skip_row(self.section, row_key(row), str(exc), tally, self.strict)
+        return made
+
+    def lines(
+        self, chunk: Chunk, tally: Tally | None = None, element: Callable[[Entry], str] = url_element
+    ) -> Lines:
+        """The lines of a chunk for ``element`` (the XML ``<url>``, or an HTML row)."""
+        if self.extender is None and element is url_element:
+            return self.direct_lines(chunk, tally)
+        made = self.entries(chunk, tally)
+        return [element(entry) for entry in made], [entry.lastmod for entry in made]
+
+    def direct_lines(self, chunk: Chunk, tally: Tally | None) -> Lines:
+        """What ``url_element(make(row))`` gives for each row, as one loop over the
+        chunk with no ``Entry`` between a row and its line (the values other than
+        ``<loc>`` are formatted by values.py and hold nothing to escape)."""
+        maker = self.maker
+        locate, read_lastmod, fixed_lastmod = maker.locate, maker.lastmod.read, maker.lastmod.constant
+        tail = optional_elements(maker.changefreq.constant, maker.priority.constant)
+        read_rest = None
+        if maker.changefreq.read is not None or maker.priority.read is not None:
+            changefreq, priority = maker.changefreq, maker.priority
+
+            def read_rest(row: Any) -> str:
+                return optional_elements(
+                    changefreq.constant if changefreq.read is None else changefreq.read(row),
+                    priority.constant if priority.read is None else priority.read(row),
+                )
+
+        lines: list[str] = []
+        lastmods: list[str | None] = []
+        append_line, append_lastmod = lines.append, lastmods.append
+        for row in chunk:
+            try:
+                loc = locate(row)
+                lastmod = fixed_lastmod if read_lastmod is None else read_lastmod(row)
+                rest = tail if read_rest is None else read_rest(row)
+            except InvalidEntry as exc:
+                skip_row(self.section, self.row_key(row), str(exc), tally, self.strict)
+                continue
+            if needs_escape(loc) is not None:
+                loc = escape(loc)
+            if lastmod is None:
+                append_line("<url><loc>" + loc + "</loc>" + rest)
+            else:
+                append_line("<url><loc>" + loc + "</loc><lastmod>" + lastmod + "</lastmod>" + rest)
+            append_lastmod(lastmod)
+        return lines, lastmods
+
+
+def optional_elements(changefreq: str | None, priority: str | None) -> str:
+    """The end of a ``<url>`` line after ``<lastmod>``, in the schema's order."""
+    text = "" if changefreq is None else "<changefreq>" + changefreq + "</changefreq>"
+    if priority is not None:
+        text += "<priority>" + priority + "</priority>"
+    return text + "</url>\n"
+
+
+@dataclass(frozen=True)
+class RelatedReader:
+    """The values of each ``Related`` declaration for a chunk of rows."""
+
+    pk_of: Reader
+    queries: dict[str, RelatedQuery]
+
+    def __call__(self, chunk: Chunk) -> dict[str, dict[Any, list[tuple[Any, ...]]]]:
+        keys = [self.pk_of(row) for row in chunk]
+        return {name: query.values(keys) for name, query in self.queries.items()}
+
+
+def row_keyer(row_format: RowFormat, read_field: Callable[[str], Reader]) -> Callable[[Any], str]:
+    """How log messages name a row."""
+    if row_format is RowFormat.STATIC:
+        return lambda row: f"page {str(row)!r}"
+    pk = read_field("pk")
+    return lambda row: f"pk={pk(row)!r}"
+
+
+def compile_writer(
+    source: BaseSource,
+    policy: LocationPolicy,
+    row_format: RowFormat,
+    maker: EntryMaker,
+    locator: Callable[[], Callable[[Any], str]],
+    read_field: Callable[[str], Reader],
+    languages: Sequence[str | None],
+    queryset: QuerySet[Any] | None,
+    database: str | None,
+) -> Writer:
+    """The writer of a plan; ``locator()`` builds a locator in the active language."""
+    section = type(source).name
+    strict = conf.STRICT
+    row_key = row_keyer(row_format, read_field)
+    if not (declared(source, "i18n") or extension_prefixes(source)):
+        return Writer(section, row_key, maker, maker(), None, None, strict)
+    makers = []
+    for language in languages:
+        # A URL template is compiled per language (the resolver's language prefix).
+        with translation.override(language):
+            makers.append((language, replace(maker, locate=locator())()))
+    default_maker = None
+    if declared(source, "x_default"):
+        with translation.override(settings.LANGUAGE_CODE):
+            default_maker = replace(maker, locate=locator())()
+    pk_of = read_field("pk") if queryset is not None else None
+    extender = Extender(
+        section,
+        row_key,
+        makers,
+        alternates_reader(source, policy, default_maker),
+        items_reader(source, "images", pk_of),
+        items_reader(source, "videos", pk_of),
+        news_reader(declared(source, "news"), read_field),
+        policy,
+        strict,
+    )
+    related = None
+    if queryset is not None and database is not None and pk_of is not None:
+        queries = related_queries(source, queryset.model, database)
+        related = RelatedReader(pk_of, queries) if queries else None
+    return Writer(section, row_key, maker, makers[0][1], extender, related, strict)

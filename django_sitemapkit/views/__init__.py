@@ -1,0 +1,100 @@
+"""The sitemap views: each answers from the built files or from the database, as
+``SITEMAPKIT_SERVE`` says, as XML or as the gzip file of that XML; and the HTML
+sitemap for people, always from the database."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponseBase
+from django.views.decorators.http import require_safe
+
+from django_sitemapkit import html, serving
+from django_sitemapkit.conf import conf
+from django_sitemapkit.names import INDEX_FILENAME, page_filename
+from django_sitemapkit.views.database import (
+    database_html_index,
+    database_index,
+    database_page,
+)
+from django_sitemapkit.views.http import GZIP, HTML, XML, Representation, answered
+
+__all__ = ["html_index", "html_page", "index", "index_gz", "page", "page_gz"]
+
+
+@require_safe
+def index(request: HttpRequest) -> HttpResponseBase:
+    return index_as(request, XML)
+
+
+@require_safe
+def index_gz(request: HttpRequest) -> HttpResponseBase:
+    return index_as(request, GZIP)
+
+
+@require_safe
+def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+    return page_as(request, section, page, XML)
+
+
+@require_safe
+def page_gz(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+    return page_as(request, section, page, GZIP)
+
+
+def index_as(request: HttpRequest, representation: Representation) -> HttpResponseBase:
+    def respond() -> HttpResponseBase:
+        built = built_file(request, INDEX_FILENAME, representation)
+        return database_index(request, representation) if built is None else built
+
+    return answered(request, "The sitemap index", respond)
+
+
+def page_as(
+    request: HttpRequest, section: str, page: int, representation: Representation
+) -> HttpResponseBase:
+    def respond() -> HttpResponseBase:
+        built = built_file(request, page_filename(section, page), representation)
+        return database_page(request, representation, section, page) if built is None else built
+
+    return answered(request, f"Page {page} of sitemap source {section!r}", respond)
+
+
+def built_file(
+    request: HttpRequest, filename: str, representation: Representation
+) -> HttpResponseBase | None:
+    """The built file's response in the file modes; ``None`` to answer from the database."""
+    if conf.SERVE not in serving.FILE_MODES:
+        return None
+    name = filename + representation.suffix
+    response = serving.file_response(request, name)
+    if response is None and conf.SERVE == "files":
+        # Never a silent database scan: in this mode the build is the only source.
+        raise Http404(f"{name} has not been built.")
+    return response
+
+
+# -- the HTML sitemap for people (html.py), from the database in every mode -----
+
+
+@require_safe
+def html_index(request: HttpRequest) -> HttpResponseBase:
+    response = answered(request, "The HTML sitemap index", lambda: database_html_index(request))
+    return with_html_headers(response)
+
+
+@require_safe
+def html_page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+    response = answered(
+        request,
+        f"HTML page {page} of sitemap source {section!r}",
+        lambda: database_page(request, HTML, section, page, html_page=True),
+    )
+    return with_html_headers(response)
+
+
+def with_html_headers(response: HttpResponseBase) -> HttpResponseBase:
+    if response.status_code in (200, 304):
+        response["Content-Security-Policy"] = html.CONTENT_SECURITY_POLICY
+        # A page for people: no X-Robots-Tag, which is meant for the XML.
+        if "X-Robots-Tag" in response:
+            del response["X-Robots-Tag"]
+    return response
