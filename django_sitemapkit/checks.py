@@ -32,7 +32,6 @@ from django_sitemapkit.extensions import (
     Related,
     RelatedQuery,
 )
-from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.locations import (
     Origin,
     base_url_problem,
@@ -40,6 +39,7 @@ from django_sitemapkit.locations import (
     index_path,
     sitemap_directory,
 )
+from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.declaration import (
     BaseSource,

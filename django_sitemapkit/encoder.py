@@ -288,8 +288,13 @@ class Encoder:
                 if self.cut:
                     break
                 if chunk_size >= CHUNK_BYTES:
-                    yield b"".join(chunk)
-                    chunk, chunk_size = [], 0
+                    # Handed out in pieces of about CHUNK_BYTES, however long the run.
+                    data = b"".join(chunk)
+                    last = len(data) - len(data) % CHUNK_BYTES
+                    for start in range(0, last, CHUNK_BYTES):
+                        yield data[start : start + CHUNK_BYTES]
+                    chunk = [data[last:]]
+                    chunk_size = len(data) - last
         finally:
             self.count, self.size, self.newest = count, size, newest or None
         # Only a complete document gets its closing tag: an exception above

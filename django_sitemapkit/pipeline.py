@@ -8,6 +8,7 @@ counts URLs and bytes. The index is built here too, from the pages' lastmods.
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
@@ -59,7 +60,9 @@ def written(
         close_iterator(chunks)
 
 
-def fitting(runs: Iterable[Lines], plan: Plan, layout: Layout) -> Iterator[Lines]:
+def fitting(
+    runs: Iterable[Lines], plan: Plan, layout: Layout, tally: Tally | None = None
+) -> Iterator[Lines]:
     """Leave out (log, or raise in strict mode) a line no document could hold: the
     encoder would otherwise cut before it and write an empty, schema-invalid page.
 
@@ -80,13 +83,23 @@ def fitting(runs: Iterable[Lines], plan: Plan, layout: Layout) -> Iterator[Lines
                 kept[1].append(lastmod)
                 continue
             message = (
-                f"Skipped a URL of source {plan.section!r}: its line takes {size:,} bytes, more "
-                f"than a document of SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,}) has room for"
+                f"Skipped {located(line)!r} of source {plan.section!r}: its <url> takes "
+                f"{size:,} bytes, more than a document of SITEMAPKIT_MAX_BYTES "
+                f"({conf.MAX_BYTES:,}) has room for"
             )
             if conf.STRICT:
                 raise InvalidEntry(message)
-            logger.warning("%s (%s...).", message, line[:120])
+            logger.warning("%s.", message)
+            if tally is not None:
+                tally.skipped += 1
         yield kept
+
+
+def located(line: str) -> str:
+    """The location a line is for (as the document escapes it)."""
+    start = line.find("<loc>") + 5
+    end = line.find("</loc>", start)
+    return html.unescape(line[start:end]) if start > 4 and end > 0 else line[:80]
 
 
 def first_run(runs: Iterator[Lines]) -> Iterator[Lines] | None:
@@ -153,8 +166,7 @@ def index_entry(origin: Origin, section: str, page: int, lastmod: str | None) ->
 
 def index_entries(pages: Iterable[IndexedPage], origin: Origin) -> list[Entry]:
     return [
-        index_entry(origin, item.section, item.page, index_lastmod(item.lastmod))
-        for item in pages
+        index_entry(origin, item.section, item.page, index_lastmod(item.lastmod)) for item in pages
     ]
 
 

@@ -396,24 +396,36 @@ def test_no_rows_means_nothing_is_written_and_old_files_stay(
 # -- failures leave the previous set ------------------------------------------------------
 
 
-class FailingRows(ArticleSource):
-    """Rows that stop with a database error after 150 of them."""
+class AtRow(ArticleSource):
+    """Calls ``at(number)`` as each row's entry is made: a per-row method (a documented
+    hook) that answers what the constant did."""
 
-    def all_rows(self) -> Iterator[Any]:
-        for number, row in enumerate(super().all_rows()):
-            if number == 150:
-                raise DatabaseError("server closed the connection unexpectedly")
-            yield row
+    # Counted on the instance: each test registers a new one.
+    made = 0
+
+    def changefreq(self, row: dict[str, Any]) -> str:  # type: ignore[override]
+        self.made += 1
+        self.at(self.made)
+        return "weekly"
+
+    def at(self, number: int) -> None:
+        pass
 
 
-class Interrupted(ArticleSource):
-    """Ctrl-C arrives while the 150th row is written."""
+class FailingRows(AtRow):
+    """Rows that stop with a database error at the 151st of them."""
 
-    def all_rows(self) -> Iterator[Any]:
-        for number, row in enumerate(super().all_rows()):
-            if number == 150:
-                raise KeyboardInterrupt
-            yield row
+    def at(self, number: int) -> None:
+        if number == 151:
+            raise DatabaseError("server closed the connection unexpectedly")
+
+
+class Interrupted(AtRow):
+    """Ctrl-C arrives while the 151st row is written."""
+
+    def at(self, number: int) -> None:
+        if number == 151:
+            raise KeyboardInterrupt
 
 
 @pytest.fixture
@@ -430,10 +442,11 @@ def test_a_database_error_part_way_leaves_the_previous_set(
     sources: Sources, tmp_path: Path, previous_build: dict[str, bytes], jobs: int
 ) -> None:
     sources(FailingRows)
-    with pytest.raises(CommandError) as raised:
+    with override_settings(SITEMAPKIT_CHUNK_SIZE=100), pytest.raises(CommandError) as raised:
         build(tmp_path, jobs=jobs)
+    # The rows read from the database: two chunks of 100 when the 151st fails.
     assert str(raised.value) == (
-        "Section 'articles' failed after 150 rows: DatabaseError: server closed the connection "
+        "Section 'articles' failed after 200 rows: DatabaseError: server closed the connection "
         f"unexpectedly Nothing was published: the files in {tmp_path} are as they were."
     )
     assert raised.value.returncode == 1
@@ -473,14 +486,12 @@ def test_a_full_disk_leaves_the_previous_set(
     assert_previous_set_kept(tmp_path, previous_build)
 
 
-class BrokenMidway(ArticleSource):
+class BrokenMidway(AtRow):
     """The database itself fails after 150 rows (see faults.py)."""
 
-    def all_rows(self) -> Iterator[Any]:
-        for number, row in enumerate(super().all_rows()):
-            if number == 150:
-                break_connection(self.database())
-            yield row
+    def at(self, number: int) -> None:
+        if number == 151:
+            break_connection(self.get_queryset().db)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -592,17 +603,15 @@ def test_a_second_build_refuses_while_one_holds_the_lock(
     assert snapshot(tmp_path) == previous_build
 
 
-class PausedMidway(ArticleSource):
+class PausedMidway(AtRow):
     """Says so on ``ready`` (a pipe) once 150 rows are read, then waits to be killed."""
 
     ready: ClassVar[int] = -1
 
-    def all_rows(self) -> Iterator[Any]:
-        for number, row in enumerate(super().all_rows()):
-            if number == 150:
-                os.write(self.ready, b"!")
-                time.sleep(120)
-            yield row
+    def at(self, number: int) -> None:
+        if number == 151:
+            os.write(self.ready, b"!")
+            time.sleep(120)
 
 
 def fork_build(output: Path) -> tuple[int, int]:
@@ -805,20 +814,18 @@ def test_one_section_rewrites_the_kept_entries_on_the_current_base_url(
     ]
 
 
-class Observed(ArticleSource):
+class Observed(AtRow):
     """Records, at its 10th row, what the database says of the cursor reading it."""
 
     seen: ClassVar[list[Any]] = []
 
-    def all_rows(self) -> Iterator[Any]:
-        for number, row in enumerate(super().all_rows(), start=1):
-            if number == 10:
-                Observed.seen.append(connection.in_atomic_block)
-                if connection.vendor == "postgresql":
-                    with connection.cursor() as cursor:
-                        cursor.execute("SELECT is_holdable FROM pg_cursors")
-                        Observed.seen.append(cursor.fetchall())
-            yield row
+    def at(self, number: int) -> None:
+        if number == 10:
+            Observed.seen.append(connection.in_atomic_block)
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT is_holdable FROM pg_cursors")
+                    Observed.seen.append(cursor.fetchall())
 
 
 @pytest.mark.django_db(transaction=True)

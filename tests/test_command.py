@@ -84,10 +84,22 @@ def test_closing_table(sources: Sources, tmp_path: Path) -> None:
     articles_gz = sizes["sitemap-articles-1.xml.gz"] + sizes["sitemap-articles-2.xml.gz"]
     table = [re.sub(r"\d+\.\d\d$", "S", line).split() for line in lines[2:6]]
     assert table == [
-        ["Section", "URLs", "Files", "Bytes", "Gzip", "bytes", "Skipped", "Seconds"],
-        ["articles", "3", "2", f"{articles:,}", f"{articles_gz:,}", "0", "S"],
+        [
+            "Section",
+            "Rows",
+            "URLs",
+            "Files",
+            "Bytes",
+            "Gzip",
+            "bytes",
+            "Skipped",
+            "rows",
+            "Seconds",
+        ],
+        ["articles", "3", "3", "2", f"{articles:,}", f"{articles_gz:,}", "0", "S"],
         [
             "pages",
+            "2",
             "2",
             "1",
             f"{sizes['sitemap-pages-1.xml']:,}",
@@ -97,6 +109,7 @@ def test_closing_table(sources: Sources, tmp_path: Path) -> None:
         ],
         [
             "Total",
+            "5",
             "5",
             "3",
             f"{articles + sizes['sitemap-pages-1.xml']:,}",
@@ -213,7 +226,8 @@ def test_a_terminal_gets_a_progress_bar(sources: Sources, tmp_path: Path) -> Non
     stdout = Terminal()
     call_command("build_sitemaps", output=str(tmp_path), stdout=stdout)
     output = stdout.getvalue()
-    bar = re.search(r"\rarticles  \[(#*-*)\]  1,000/2,500 URLs  [\d,]+ URLs/s  ETA \d+ s", output)
+    # Drawn after each chunk of SITEMAPKIT_CHUNK_SIZE (2,000) rows.
+    bar = re.search(r"\rarticles  \[(#*-*)\]  2,000/2,500 rows  [\d,]+ rows/s  ETA \d+ s", output)
     assert bar is not None, output[:300]
     assert len(bar[1]) == 24
     assert "\r\x1b[Karticles: 2,500 URLs in 1 file" in output

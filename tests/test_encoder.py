@@ -1,16 +1,36 @@
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 from sitemap_xml import Url, parse_index, parse_urlset
 
 from django_sitemapkit.conf import MAX_BYTES
-from django_sitemapkit.encoder import CHUNK_BYTES, SITEMAPINDEX, URLSET, Encoder, Entry, escape
+from django_sitemapkit.encoder import (
+    CHUNK_BYTES,
+    SITEMAPINDEX,
+    URLSET,
+    Encoder,
+    Entry,
+    Lines,
+    entry_lines,
+    escape,
+    sitemap_element,
+    url_element,
+)
 
 BASE = "https://www.example.com/"
+# Entries per run of lines, as a chunk of rows gives them.
+RUN = 100
+
+
+def runs(entries: list[Entry], element: Callable[[Entry], str] = url_element) -> Iterator[Lines]:
+    for start in range(0, len(entries), RUN):
+        yield entry_lines(entries[start : start + RUN], element)
 
 
 def encode(entries: list[Entry], **limits: int) -> tuple[bytes, Encoder]:
     encoder = Encoder(URLSET, **limits)
-    return b"".join(encoder.stream(entries)), encoder
+    return b"".join(encoder.stream(runs(entries))), encoder
 
 
 def test_document_with_every_value() -> None:
@@ -43,9 +63,8 @@ def test_escapes_each_special_character_exactly_once() -> None:
 
 def test_index_document() -> None:
     encoder = Encoder(SITEMAPINDEX)
-    content = b"".join(
-        encoder.stream([Entry(BASE + "sitemap-a-1.xml", "2024-01-02"), Entry(BASE + "s-b-1.xml")])
-    )
+    entries = [Entry(BASE + "sitemap-a-1.xml", "2024-01-02"), Entry(BASE + "s-b-1.xml")]
+    content = b"".join(encoder.stream(runs(entries, sitemap_element)))
     assert parse_index(content) == [
         (BASE + "sitemap-a-1.xml", "2024-01-02"),
         (BASE + "s-b-1.xml", None),
@@ -54,9 +73,11 @@ def test_index_document() -> None:
 
 def test_chunks_are_large_and_bounded() -> None:
     entries = [Entry(f"{BASE}{n:06d}/") for n in range(20_000)]
-    chunks = list(Encoder(URLSET).stream(entries))
+    chunks = list(Encoder(URLSET).stream(runs(entries)))
     assert len(chunks) > 5
-    assert all(CHUNK_BYTES <= len(chunk) < CHUNK_BYTES + 200 for chunk in chunks[:-1])
+    # A chunk is handed out once it holds CHUNK_BYTES: at most one run more.
+    run_bytes = RUN * len(url_element(entries[0]))
+    assert all(CHUNK_BYTES <= len(chunk) < CHUNK_BYTES + run_bytes for chunk in chunks[:-1])
     assert len(parse_urlset(b"".join(chunks))) == 20_000
 
 
@@ -88,12 +109,12 @@ def test_never_passes_50_mib_with_2000_character_urls() -> None:
 
 
 def test_an_error_in_the_entries_ends_without_a_closing_tag() -> None:
-    def failing() -> object:
-        yield Entry(BASE + "a")
+    def failing() -> Iterator[Lines]:
+        yield entry_lines([Entry(BASE + "a")], url_element)
         raise RuntimeError("database went away")
 
     received = []
-    stream = Encoder(URLSET).stream(failing())  # type: ignore[arg-type]
+    stream = Encoder(URLSET).stream(failing())
     try:
         for chunk in stream:
             received.append(chunk)
@@ -105,7 +126,8 @@ def test_an_error_in_the_entries_ends_without_a_closing_tag() -> None:
 def test_a_cut_keeps_the_entry_that_did_not_fit() -> None:
     entries = [Entry(f"{BASE}{n}/") for n in range(3)]
     _, encoder = encode(entries, max_urls=2)
-    assert (encoder.count, encoder.cut, encoder.overflow) == (2, True, entries[2])
+    overflow = ([url_element(entries[2])], [None])
+    assert (encoder.count, encoder.cut, encoder.overflow) == (2, True, overflow)
     _, whole = encode(entries, max_urls=3)
     assert (whole.count, whole.cut, whole.overflow) == (3, False, None)
 

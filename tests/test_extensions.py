@@ -20,6 +20,7 @@ from testapp.models import Clip, Photo
 from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import InvalidEntry, News, Related, Restriction, Video
+from django_sitemapkit.sources.plan import compile_plan
 
 pytestmark = pytest.mark.django_db
 SITE = "https://www.example.com"
@@ -451,7 +452,7 @@ def test_a_news_page_holds_at_most_a_thousand_articles(client: Client, sources: 
     bulk_articles(1_001, updated_at=recently(1))
     assert len(page_urls(client, "/sitemap-news-1.xml")) == 1_000
     assert len(page_urls(client, "/sitemap-news-2.xml")) == 1
-    assert NewsSource().page_size() == 1_000
+    assert compile_plan(NewsSource()).page_size == 1_000
 
 
 # -- alternates ---------------------------------------------------------------------------
@@ -521,7 +522,7 @@ def test_a_page_holds_whole_rows_within_the_url_limit(client: Client, sources: S
 
     sources(Small)
     bulk_articles(5)
-    assert Small().page_size() == 2
+    assert compile_plan(Small()).page_size == 2
     counts = [len(page_urls(client, f"/sitemap-i18n-{page}.xml")) for page in (1, 2, 3)]
     assert counts == [6, 6, 3]
     assert fetch(client, "/sitemap-i18n-4.xml")[0] == 404

@@ -11,10 +11,9 @@ from django_sitemapkit.locations import (
     base_url_problem,
     index_path,
     page_path,
-    remove_dot_segments,
     sitemap_directory,
-    without_dot_segments,
 )
+from django_sitemapkit.uris import remove_dot_segments, without_dot_segments
 
 ORIGIN = Origin("https", "www.example.com", 443)
 

@@ -22,6 +22,7 @@ from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import Field, InvalidEntry, SitemapSource, StaticSource
+from django_sitemapkit.sources.rows import raw_chunks
 
 pytestmark = pytest.mark.django_db
 UTC = dt.timezone.utc
@@ -205,9 +206,10 @@ def test_page_whose_rows_all_fail_is_404_and_logged(
 def test_strict_mode_raises(client: Client) -> None:
     ArticleFactory.create(slug="ok")
     bad = ArticleFactory.create(slug=None)
-    response = client.get("/sitemap-articles-1.xml")
+    # The first chunk of rows is written before the response starts: the error
+    # comes before any byte is sent.
     with pytest.raises(InvalidEntry) as info:
-        streamed(response)
+        streamed(client.get("/sitemap-articles-1.xml"))
     assert str(info.value) == (
         f"Skipped pk={bad.pk} of source 'articles': URL argument 'slug' (field 'slug') is None."
     )
@@ -602,10 +604,14 @@ def test_index_queries(client: Client, sources: Sources) -> None:
     bulk_articles(5)
     with CaptureQueriesContext(connection) as queries:
         assert fetch(client, "/sitemap.xml")[0] == 200
-    # One aggregate per page of the source with a lastmod field, each page
-    # starting after the last key of the one before (no count, no offset);
-    # a count for the source without one.
-    assert len(queries) == 3 + 1
+    # One aggregate per section (count, last key, newest lastmod); then one
+    # aggregate per page of the source with a lastmod field, each page
+    # starting after the last key of the one before (no offset).
+    assert len(queries) == 2 + 3
+    with CaptureQueriesContext(connection) as queries:
+        assert fetch(client, "/sitemap.xml")[0] == 200
+    # The sections have not changed: their page lastmods are kept.
+    assert len(queries) == 2
 
 
 class ByNullableDate(SmallPages):
@@ -639,7 +645,8 @@ def test_index_of_pages_without_a_key_is_one_read_not_one_offset_per_page(
         )
         for n, urls in enumerate(pages, start=1)
     ]
-    assert len(queries) == 1, queries  # was one aggregate per page, each after an OFFSET
+    # The section's aggregate, then one read (was one aggregate per page, each after an OFFSET).
+    assert len(queries) == 2, queries
 
 
 @override_settings(SITEMAPKIT_MAX_BYTES=1_024)
@@ -683,21 +690,41 @@ def test_max_bytes_setting_cuts_the_index(
 
 
 @override_settings(SITEMAPKIT_MAX_BYTES=1_024)
-def test_page_whose_first_entry_does_not_fit_is_404_not_empty(
+def test_an_entry_too_big_for_any_page_is_skipped_and_logged(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The rule of build_sitemaps too: a page means the same in the views and the files.
+    ArticleFactory.create(slug="s" * 1_000)
+    ArticleFactory.create(slug="short")
+    status, body, _ = fetch(client, "/sitemap-articles-1.xml")
+    assert status == 200
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/articles/short/"]
+    records = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    line = f"<url><loc>{SITE}/articles/{'s' * 1_000}/</loc>" + (
+        "<lastmod>2024-03-02T00:00:00+00:00</lastmod><changefreq>weekly</changefreq>"
+        "<priority>0.6</priority></url>\n"
+    )
+    assert [(r.levelname, r.getMessage()) for r in records] == [
+        (
+            "WARNING",
+            f"Skipped '{SITE}/articles/{'s' * 1_000}/' of source 'articles': its <url> takes "
+            f"{len(line):,} bytes, more than a document of SITEMAPKIT_MAX_BYTES (1,024) has "
+            "room for.",
+        )
+    ]
+
+
+@override_settings(SITEMAPKIT_MAX_BYTES=1_024)
+def test_page_whose_every_entry_is_too_big_is_404_not_empty(
     client: Client, caplog: pytest.LogCaptureFixture
 ) -> None:
     ArticleFactory.create(slug="s" * 1_000)
-    ArticleFactory.create(slug="short")
     assert fetch(client, "/sitemap-articles-1.xml")[0] == 404
     assert client.head("/sitemap-articles-1.xml.gz").status_code == 404
     records = [r for r in caplog.records if r.name == "django_sitemapkit"]
-    assert [(r.levelname, r.getMessage()) for r in records] == [
-        (
-            "ERROR",
-            "The first entry of page 1 of sitemap source 'articles' does not fit in 1,024 "
-            "bytes (SITEMAPKIT_MAX_BYTES) on its own; the page is answered with 404. Raise "
-            "SITEMAPKIT_MAX_BYTES.",
-        )
+    assert [(r.levelname, r.getMessage()[:40]) for r in records] == [
+        ("WARNING", f"Skipped '{SITE}/article"),
+        ("ERROR", "Page 1 of sitemap source 'articles' has "),
     ] * 2
 
 
@@ -854,28 +881,26 @@ def test_not_modified_carries_the_validators(client: Client) -> None:
     }
 
 
-class RecordsRelease(ArticleSource):
-    released: ClassVar[list[str]] = []
-
-    def page_rows(self, page: int, start: tuple[Any, ...] | None = None) -> Iterator[Any]:
-        try:
-            yield from super().page_rows(page, start)
-        finally:
-            self.released.append(f"page {page}")
-
-
 @pytest.mark.parametrize("path", ["/sitemap-articles-1.xml", "/sitemap-articles-1.xml.gz"])
 def test_a_response_closed_before_its_first_chunk_releases_the_rows(
-    client: Client, sources: Sources, path: str
+    client: Client, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
-    sources(RecordsRelease)
-    RecordsRelease.released.clear()
+    released: list[str] = []
+    read = raw_chunks
+
+    def recorded(queryset: Any, chunk_size: int) -> Iterator[Any]:
+        try:
+            yield from read(queryset, chunk_size)
+        finally:
+            released.append("rows")
+
+    monkeypatch.setattr("django_sitemapkit.sources.pages.raw_chunks", recorded)
     ArticleFactory.create(slug="a")
     ArticleFactory.create(slug="b")
     response = client.get(path)
-    assert RecordsRelease.released == []  # the first row is read, the cursor open
+    assert released == []  # the first chunk is read, the cursor open
     response.close()  # what a WSGI server does when the client has gone
-    assert RecordsRelease.released == ["page 1"]
+    assert released == ["rows"]
 
 
 # -- database faults ---------------------------------------------------------------------

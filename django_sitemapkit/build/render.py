@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from itertools import chain, groupby
-from typing import IO, Any
+from typing import IO
 
 from django.db import connections, transaction
 
@@ -123,7 +123,9 @@ def render_section(
         try:
             for _, page_chunks in groupby(pages_of(chunks, plan.page_size), key=lambda p: p[0]):
                 runs = written(plan, (chunk for _, chunk in page_chunks), tally)
-                write_page_files(plan, fitting(runs, plan, plan.document), staging, options, build)
+                write_page_files(
+                    plan, fitting(runs, plan, plan.document, tally), staging, options, build
+                )
         except BuildError:
             raise
         except Exception as exc:
@@ -182,11 +184,11 @@ def render_sections(
     done: Callable[[SectionBuild], None],
 ) -> list[SectionBuild]:
     if jobs <= 1 or len(sources) <= 1:
-        builds = []
+        built = []
         for source in sources:
-            builds.append(render_section(source, staging, options, progress))
-            done(builds[-1])
-        return builds
+            built.append(render_section(source, staging, options, progress))
+            done(built[-1])
+        return built
     # Forked workers must not share the parent's database connections: close
     # them, and each worker opens its own.
     connections.close_all()
@@ -195,7 +197,7 @@ def render_sections(
     with ProcessPoolExecutor(max_workers=min(jobs, len(sources)), mp_context=context) as pool:
         futures = [pool.submit(render_named_section, name, staging, options) for name in names]
         try:
-            builds: list[Any] = [future.result() for future in futures]
+            builds = [future.result() for future in futures]
         except BaseException:
             pool.shutdown(cancel_futures=True)
             raise

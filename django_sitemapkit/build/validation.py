@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django_sitemapkit.build.destinations import Staging
-from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.encoder import NAMESPACE
-from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
-
 from django_sitemapkit.build.report import BuiltFile
+from django_sitemapkit.encoder import NAMESPACE
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
 
 if TYPE_CHECKING:
     from lxml import etree

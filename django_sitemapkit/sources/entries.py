@@ -105,9 +105,7 @@ def value_of(
             return Value(constant=formatter(value))
         except InvalidEntry as exc:
             # The system checks report this at start-up; this is the backstop.
-            raise ImproperlyConfigured(
-                f"Source {type(source).name!r} declares {exc}."
-            ) from exc
+            raise ImproperlyConfigured(f"Source {type(source).name!r} declares {exc}.") from exc
 
     def formatted(row: Any) -> str | None:
         found = read(row)
@@ -188,23 +186,34 @@ class EntryMaker:
     def __call__(self) -> Callable[[Any], Entry]:
         """The fastest function for this source: constants are closed over."""
         locate = self.locate
-        lastmod = self.lastmod.read or (lambda row, text=self.lastmod.constant: text)
+        lastmod = self.lastmod.read or fixed(self.lastmod.constant)
         # The tuple constructor itself: Entry(...) would run a Python-level
         # __new__ for every row.
         new_entry = partial(tuple.__new__, Entry)
         if self.changefreq.read is None and self.priority.read is None:
-            fixed = (self.changefreq.constant, self.priority.constant, None)
+            constants = (self.changefreq.constant, self.priority.constant, None)
 
             def make_fixed(row: Any) -> Entry:
-                made: Entry = new_entry((locate(row), lastmod(row), *fixed))
+                made: Entry = new_entry((locate(row), lastmod(row), *constants))
                 return made
 
             return make_fixed
-        changefreq = self.changefreq.read or (lambda row, text=self.changefreq.constant: text)
-        priority = self.priority.read or (lambda row, text=self.priority.constant: text)
+        changefreq = self.changefreq.read or fixed(self.changefreq.constant)
+        priority = self.priority.read or fixed(self.priority.constant)
 
         def make(row: Any) -> Entry:
-            made: Entry = new_entry((locate(row), lastmod(row), changefreq(row), priority(row), None))
+            made: Entry = new_entry(
+                (locate(row), lastmod(row), changefreq(row), priority(row), None)
+            )
             return made
 
         return make
+
+
+def fixed(text: str | None) -> Callable[[Any], str | None]:
+    """A reader that gives ``text`` for every row."""
+
+    def read(row: Any) -> str | None:
+        return text
+
+    return read

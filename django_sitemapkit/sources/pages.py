@@ -87,7 +87,8 @@ class Scope:
         stop = self.high if size is None else start + size
         if self.high is not None and stop is not None:
             stop = min(stop, self.high)
-        return queryset[start:stop]
+        sliced: QuerySet[Any] = queryset[start:stop]
+        return sliced
 
 
 @dataclass(frozen=True)

@@ -103,9 +103,12 @@ def row_format(source: SitemapSource, located_by_hook: bool) -> RowFormat:
     """Raw cursor rows unless the project's own code sees them: those are promised
     dicts of field paths, or instances."""
     cls = type(source)
-    if cls.use_instances or (located_by_hook and cls.url_name is None):
-        if not overrides(source, "location", SitemapSource) or cls.use_instances:
-            return RowFormat.INSTANCE
+    if cls.use_instances or (
+        located_by_hook
+        and cls.url_name is None
+        and not overrides(source, "location", SitemapSource)
+    ):
+        return RowFormat.INSTANCE
     sees_rows = located_by_hook or any(callable(declared(source, name)) for name in ROW_METHODS)
     if sees_rows or not cls.raw_rows:
         return RowFormat.DICT
@@ -199,7 +202,15 @@ def queryset_plan(source: SitemapSource, policy: LocationPolicy) -> Plan:
         source, policy, format_, maker, locator, read_field, languages, queryset, rows.db
     )
     return Plan(
-        source, cls.name, page_size, url_limit, languages, document, pager, format_, writer,
+        source,
+        cls.name,
+        page_size,
+        url_limit,
+        languages,
+        document,
+        pager,
+        format_,
+        writer,
         rows.db,
     )
 
@@ -210,7 +221,7 @@ def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
     lastmod = declared(source, "lastmod")
     lastmod_of: Callable[[Any], Any] | None = None
     if callable(lastmod):
-        lastmod_of = source.lastmod  # type: ignore[assignment]
+        lastmod_of = source.lastmod
     elif lastmod is not None:
         lastmod_of = lambda page: lastmod  # noqa: E731 - one constant for every page
     pages = tuple(StaticPage.from_declaration(item) for item in cls.urls)
@@ -233,6 +244,14 @@ def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
     )
     document = urlset(extension_prefixes(source))
     return Plan(
-        source, cls.name, page_size, url_limit, languages, document, pager, RowFormat.STATIC,
-        writer, None,
+        source,
+        cls.name,
+        page_size,
+        url_limit,
+        languages,
+        document,
+        pager,
+        RowFormat.STATIC,
+        writer,
+        None,
     )

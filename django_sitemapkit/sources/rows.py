@@ -131,7 +131,7 @@ class RowShape:
             and self.connection.timezone_name == "UTC"
             and isinstance(expression, Col)
             and expression.output_field.get_internal_type() == "DateTimeField"
-            and converters == [self.connection.ops.convert_datetimefield_value]
+            and converters == [getattr(self.connection.ops, "convert_datetimefield_value", None)]
         )
 
 

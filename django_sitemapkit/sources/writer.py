@@ -69,7 +69,10 @@ class Writer:
         return made
 
     def lines(
-        self, chunk: Chunk, tally: Tally | None = None, element: Callable[[Entry], str] = url_element
+        self,
+        chunk: Chunk,
+        tally: Tally | None = None,
+        element: Callable[[Entry], str] = url_element,
     ) -> Lines:
         """The lines of a chunk for ``element`` (the XML ``<url>``, or an HTML row)."""
         if self.extender is None and element is url_element:
@@ -82,7 +85,11 @@ class Writer:
         chunk with no ``Entry`` between a row and its line (the values other than
         ``<loc>`` are formatted by values.py and hold nothing to escape)."""
         maker = self.maker
-        locate, read_lastmod, fixed_lastmod = maker.locate, maker.lastmod.read, maker.lastmod.constant
+        locate, read_lastmod, fixed_lastmod = (
+            maker.locate,
+            maker.lastmod.read,
+            maker.lastmod.constant,
+        )
         tail = optional_elements(maker.changefreq.constant, maker.priority.constant)
         read_rest = None
         if maker.changefreq.read is not None or maker.priority.read is not None:

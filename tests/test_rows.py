@@ -12,18 +12,20 @@ from django.db import connection
 from django.db.models import Max
 from django.test import override_settings
 from factories import ArticleFactory, CategoryFactory, bulk_articles
+from plans import all_rows, entries_of, page_rows, query_pager
 from testapp.models import Article, Category
 
 from django_sitemapkit import Field, SitemapSource
 from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.locations import LocationPolicy
-from django_sitemapkit.rawrows import (
+from django_sitemapkit.sources.entries import RowFormat
+from django_sitemapkit.sources.plan import compile_plan
+from django_sitemapkit.sources.rows import (
     CANONICAL_UTC_TEXT,
     LASTMOD_TEXT,
-    RawColumns,
+    RowShape,
     load_timestamptz_natively,
-    raw_rows,
+    raw_chunks,
 )
 from django_sitemapkit.values import format_lastmod
 
@@ -67,7 +69,7 @@ def entries_and_log(
 ) -> tuple[list[Entry], list[str]]:
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
-        entries = list(source.entries(source.all_rows(), LocationPolicy.from_settings()))
+        entries = entries_of(source)
     return entries, [record.getMessage() for record in caplog.records]
 
 
@@ -97,8 +99,8 @@ def test_raw_rows_give_the_entries_and_log_of_the_orm(
 ) -> None:
     make_rows()
     raw, orm = source_class(), through_the_orm(source_class)()
-    assert raw.raw_columns() is not None
-    assert orm.raw_columns() is None
+    assert compile_plan(raw).row_format is RowFormat.RAW
+    assert compile_plan(orm).row_format is RowFormat.DICT
 
     entries, log = entries_and_log(raw, caplog)
 
@@ -126,7 +128,9 @@ def test_without_use_tz_raw_rows_still_give_the_entries_of_the_orm(
     for day in (1, 15, 31):
         ArticleFactory.create(slug=f"p{day}", updated_at=dt.datetime(2024, 1, day, 22, 30))
 
-    assert LASTMOD_TEXT not in RawColumns(Everything().row_queryset()).positions
+    assert (
+        LASTMOD_TEXT not in RowShape(query_pager(compile_plan(Everything())).row_queryset).positions
+    )
     assert entries_and_log(Everything(), caplog) == entries_and_log(
         through_the_orm(Everything)(), caplog
     )
@@ -139,7 +143,7 @@ def test_without_use_tz_raw_rows_still_give_the_entries_of_the_orm(
 def test_only_a_sqlite_datetime_column_is_read_as_its_text(
     source_class: type[SitemapSource], as_text: bool
 ) -> None:
-    columns = RawColumns(source_class().row_queryset())
+    columns = RowShape(query_pager(compile_plan(source_class())).row_queryset)
     expected = as_text and connection.vendor == "sqlite"
     # The text replaces the datetime column: nothing else reads it.
     assert (LASTMOD_TEXT in columns.positions, "updated_at" in columns.positions) == (
@@ -157,7 +161,7 @@ class LocatedByLastmod(Everything):
 
 
 def test_a_lastmod_column_something_else_reads_is_not_replaced() -> None:
-    columns = RawColumns(LocatedByLastmod().row_queryset())
+    columns = RowShape(query_pager(compile_plan(LocatedByLastmod())).row_queryset)
     assert (LASTMOD_TEXT in columns.positions, "updated_at" in columns.positions) == (False, True)
 
 
@@ -236,10 +240,11 @@ def test_stored_text_is_formatted_as_the_orm_formats_it() -> None:
             f"UPDATE {table} SET updated_at = %s WHERE id = %s",
             [(text, article.pk) for text, article in zip(texts, articles, strict=True)],
         )
-    source = Everything()
-    columns = RawColumns(source.row_queryset())
+    plan = compile_plan(Everything())
+    columns = RowShape(query_pager(plan).row_queryset)
     read = columns.lastmod_reader("updated_at")
-    rows = {source.read(row, "pk"): row for row in source.all_rows()}
+    pk = columns.reader("pk")
+    rows = {pk(row): row for row in all_rows(plan)}
 
     outcomes = [(raw_lastmod(read, rows[a.pk]), orm_lastmod(a.pk)) for a in articles]
 
@@ -262,13 +267,18 @@ class Described(Everything):
         Described,
         type("Instances", (Everything,), {"use_instances": True}),
         type("Located", (Everything,), {"location": lambda self, row: "/x/"}),
-        type("Keyed", (Everything,), {"row_key": lambda self, row: row["slug"]}),
     ],
 )
 def test_rows_go_through_the_orm_when_code_of_the_project_reads_them(
     source_class: type[SitemapSource],
 ) -> None:
-    assert source_class().raw_columns() is None
+    assert compile_plan(source_class()).row_format in (RowFormat.DICT, RowFormat.INSTANCE)
+
+
+def test_a_helper_of_the_project_that_is_no_hook_keeps_the_raw_rows() -> None:
+    # Only the documented hooks see rows: any other name is the project's own.
+    keyed = type("Keyed", (Everything,), {"row_key": lambda self, row: row["slug"]})
+    assert compile_plan(keyed()).row_format is RowFormat.RAW
 
 
 def random_instants(seed: int, count: int) -> list[dt.datetime]:
@@ -296,11 +306,11 @@ def test_raw_datetimes_are_the_orm_datetimes() -> None:
     for article, instant in zip(articles, instants, strict=True):
         article.updated_at = instant
     Article.objects.bulk_update(articles, ["updated_at"], batch_size=500)
-    source = LocatedByLastmod()
-    read = RawColumns(source.row_queryset()).reader("updated_at")
+    plan = compile_plan(LocatedByLastmod())
+    read = RowShape(query_pager(plan).row_queryset).reader("updated_at")
 
-    raw = [read(row) for row in source.all_rows()]
-    orm = list(source.ordered().values_list("updated_at", flat=True))
+    raw = [read(row) for row in all_rows(plan)]
+    orm = list(query_pager(plan).ordered.values_list("updated_at", flat=True))
 
     assert raw == orm
     assert [(value, value.tzinfo) for value in raw] == [(value, value.tzinfo) for value in orm]
@@ -327,8 +337,9 @@ class Nothing(Everything):
 def test_a_queryset_that_matches_nothing_has_no_rows(caplog: pytest.LogCaptureFixture) -> None:
     make_rows()
     source = Nothing()
-    assert source.raw_columns() is not None
-    assert (list(source.all_rows()), list(source.page_rows(1))) == ([], [])
+    plan = compile_plan(source)
+    assert plan.row_format is RowFormat.RAW
+    assert (all_rows(plan), page_rows(plan, 1)) == ([], [])
     assert entries_and_log(source, caplog) == ([], [])
 
 
@@ -346,10 +357,10 @@ def test_a_session_in_another_time_zone_keeps_django_s_loader() -> None:
             load_timestamptz_natively(connection, cursor)
             loader = cursor.cursor.adapters.get_loader(oid, pq.Format.TEXT)
             assert loader is not adapters.get_loader(oid, pq.Format.TEXT)
-        source = LocatedByLastmod()
-        read = RawColumns(source.row_queryset()).reader("updated_at")
-        assert [read(row) for row in source.all_rows()] == list(
-            source.ordered().values_list("updated_at", flat=True)
+        plan = compile_plan(LocatedByLastmod())
+        read = RowShape(query_pager(plan).row_queryset).reader("updated_at")
+        assert [read(row) for row in all_rows(plan)] == list(
+            query_pager(plan).ordered.values_list("updated_at", flat=True)
         )
     finally:
         with connection.cursor() as cursor:
@@ -370,7 +381,7 @@ def test_rows_left_open_when_the_connection_is_closed_are_dropped_quietly() -> N
     bulk_articles(3)
     rows = cast(
         Generator[Any, None, None],
-        raw_rows(Article.objects.order_by("pk").values_list("slug"), chunk_size=1),
+        raw_chunks(Article.objects.order_by("pk").values_list("slug"), chunk_size=1),
     )
     assert len(next(rows)) == 1  # the cursor is open
     connection.close()

@@ -10,13 +10,16 @@ from django.db.models import Max
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from factories import ArticleFactory, bulk_articles
+from plans import entries_of, page_rows, query_pager
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import SitemapSource
 from django_sitemapkit.encoder import Entry
-from django_sitemapkit.keyset import KeyColumn
-from django_sitemapkit.locations import LocationPolicy
+from django_sitemapkit.sources.keyset import KeyColumn
+from django_sitemapkit.sources.lastmods import page_lastmods
+from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.rows import RowShape
 
 pytestmark = pytest.mark.django_db
 
@@ -41,10 +44,6 @@ class ReversingArticleSource(ArticleSource):
 
     def location(self, row: Any) -> str:
         return reverse(self.url_name or "", kwargs={"slug": row["slug"]})
-
-
-def entries_of(source: SitemapSource) -> list[Entry]:
-    return list(source.entries(source.all_rows(), LocationPolicy.from_settings()))
 
 
 def test_template_locations_equal_reverse_locations(caplog: pytest.LogCaptureFixture) -> None:
@@ -117,8 +116,9 @@ def make_articles() -> None:
 
 
 def expected_pages(source: SitemapSource) -> list[list[int]]:
-    pks = list(source.ordered().values_list("pk", flat=True))
-    size = source.page_size()
+    plan = compile_plan(source)
+    pks = list(query_pager(plan).ordered.values_list("pk", flat=True))
+    size = plan.page_size
     return [pks[start : start + size] for start in range(0, len(pks), size)]
 
 
@@ -148,16 +148,18 @@ def test_pages_read_by_keyset_are_the_pages_read_by_offset(
     pages = expected_pages(source)
     # 13 published articles: four full pages and one of a single row.
     assert [len(pks) for pks in pages] == [3, 3, 3, 3, 1]
-    assert source.key() == key
+    plan = compile_plan(source)
+    assert plan.pager.key == key
+    pk = pk_reader(plan)
 
     for page, pks in enumerate([*pages, []], start=1):
-        stats = source.page_stats(page)
-        assert [source.read(row, "pk") for row in source.page_rows(page)] == pks
-        assert [source.read(row, "pk") for row in source.page_rows(page, stats.start)] == pks
+        stats = plan.pager.page_stats(page)
+        assert [pk(row) for row in page_rows(plan, page)] == pks
+        assert [pk(row) for row in page_rows(plan, page, stats.start)] == pks
         newest = Article.objects.filter(pk__in=pks).aggregate(newest=Max("updated_at"))["newest"]
         assert (stats.rows, stats.lastmod) == (len(pks), newest)
 
-    assert list(source.page_lastmods()) == [
+    assert list(page_lastmods(plan.pager, plan.pager.section_stats())) == [
         Article.objects.filter(pk__in=pks).aggregate(newest=Max("updated_at"))["newest"]
         for pks in pages
     ]
@@ -166,11 +168,16 @@ def test_pages_read_by_keyset_are_the_pages_read_by_offset(
 def test_a_later_page_reads_its_rows_without_an_offset() -> None:
     make_articles()
     source = paged([])
+    plan = compile_plan(source)
     with CaptureQueriesContext(connection) as queries:
-        rows = list(source.page_rows(3))
-    assert [source.read(row, "pk") for row in rows] == expected_pages(source)[2]
+        rows = page_rows(plan, 3)
+    assert [pk_reader(plan)(row) for row in rows] == expected_pages(source)[2]
     # A seek reads only the key, by offset; the rows are read from that key on.
     assert [("OFFSET" in query["sql"], '"slug"' in query["sql"]) for query in queries] == [
         (True, False),
         (False, True),
     ]
+
+
+def pk_reader(plan: Plan) -> Any:
+    return RowShape(query_pager(plan).row_queryset).reader("pk")

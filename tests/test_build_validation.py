@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from django_sitemapkit.build import BuiltFile
-from django_sitemapkit.destinations import BuildError, Staging
+from django_sitemapkit.build.destinations import Staging
+from django_sitemapkit.build.report import BuiltFile
+from django_sitemapkit.build.validation import validate_staged
 from django_sitemapkit.encoder import SITEMAPINDEX, URLSET
-from django_sitemapkit.validation import validate_staged
+from django_sitemapkit.exceptions import BuildError
 
 NAME = "sitemap-articles-1.xml"
 
