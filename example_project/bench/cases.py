@@ -7,6 +7,7 @@ own way; the parent process only starts the children and prints their figures.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import gc
 import hashlib
@@ -33,7 +34,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django_sitemapkit import SitemapSource, register, registry
 
-from bench.models import Page
+from bench.models import BenchRow, IndexPage, Page
 
 # The protocol's cap, and what both django.contrib.sitemaps and this package
 # put on one page by default.
@@ -43,7 +44,10 @@ ROW_CHUNK = 2_000
 # The floors hand out the document in pieces of about this size, as the
 # package's encoder does, so a streaming response has the same shape.
 CHUNK_BYTES = 64 * 1024
-SEED_BATCH = 20_000
+# Rows per INSERT ... SELECT on SQLite: a million rows is about one second.
+SEED_BATCH = 1_000_000
+# Rows compared with slug_for()/updated_at_for() after a load (see check_sample()).
+SEED_SAMPLE = 200
 
 # Deterministic lastmods spread over four years from this instant.
 EPOCH = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc)
@@ -58,6 +62,8 @@ URLSET_OPENING = (
 )
 URLSET_CLOSING = "</urlset>\n"
 URL_TAG = b"<url>"
+# What the index cases count instead: one per page the index lists.
+SITEMAP_TAG = b"<sitemap>"
 
 
 # -- the rows ----------------------------------------------------------------------
@@ -80,73 +86,142 @@ class SeedReport:
     seconds: float
 
 
-def ensure_rows(wanted: int, reseed: bool) -> SeedReport:
-    """Make ``bench_page`` hold exactly rows 1..``wanted``, doing as little as possible.
+def ensure_rows(wanted: int, reseed: bool, model: type[BenchRow] = Page) -> SeedReport:
+    """Make ``model``'s table hold exactly rows 1..``wanted``, doing as little as possible.
 
     Row ``n`` is a pure function of ``n`` (id ``n``, ``slug_for(n)``,
     ``updated_at_for(n)``), so a table that is an intact prefix of the series
     can be extended or trimmed instead of rebuilt.
     """
     started = time.perf_counter()
-    with transaction.atomic():
-        count = Page.objects.count()
-        intact = not reseed and is_intact_prefix(count)
+    objects = model._default_manager
+    with unsynchronized_writes(), transaction.atomic():
+        count = objects.count()
+        intact = not reseed and is_intact_prefix(model, count)
         if intact and count == wanted:
             return SeedReport(wanted, "reused", time.perf_counter() - started)
         if intact and count > wanted:
-            Page.objects.filter(pk__gt=wanted).delete()
+            # One DELETE: nothing refers to these rows and no signal is connected.
+            objects.filter(pk__gt=wanted).delete()
             action = "trimmed"
         else:
             first = count + 1 if intact else 1
             if not intact:
-                delete_all_rows()
-            insert_rows(first, wanted)
+                delete_all_rows(model)
+            insert_rows(model, first, wanted)
+            check_sample(model, first, wanted)
             action = "appended" if intact and count else "seeded"
-        reset_sequence()
-    refresh_statistics()
+        reset_sequence(model)
+    refresh_statistics(model)
     return SeedReport(wanted, action, time.perf_counter() - started)
 
 
-def is_intact_prefix(count: int) -> bool:
+@contextlib.contextmanager
+def unsynchronized_writes() -> Iterator[None]:
+    """SQLite: no fsync() while the table is loaded (``PRAGMA synchronous = OFF``).
+
+    The load is one transaction either way; a power cut during it could
+    corrupt ``benchmark.sqlite3``, which holds nothing that ``--reseed`` (or
+    deleting the file) cannot recreate. The journal stays as it is: a memory
+    journal would hold every page of a large trim in RAM. The pragma cannot be
+    changed inside a transaction, hence outside ``transaction.atomic()``.
+    """
+    if connection.vendor != "sqlite":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA synchronous")
+        before = int(cursor.fetchone()[0])
+        cursor.execute("PRAGMA synchronous = OFF")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA synchronous = {before:d}")
+
+
+def is_intact_prefix(model: type[BenchRow], count: int) -> bool:
     """Whether the table holds rows 1..``count`` of the series, judging by its ends."""
     if count == 0:
         return True
-    ends = Page.objects.filter(pk__in=(1, count)).values_list("pk", "slug", "updated_at")
+    ends = model._default_manager.filter(pk__in=(1, count)).values_list("pk", "slug", "updated_at")
     expected = {(n, slug_for(n), updated_at_for(n)) for n in (1, count)}
     return set(ends) == expected
 
 
-def delete_all_rows() -> None:
-    table = connection.ops.quote_name(Page._meta.db_table)
+def check_sample(model: type[BenchRow], first: int, last: int) -> None:
+    """Compare rows spread over ``first``..``last`` with the series, as the ORM reads them.
+
+    The SQLite loader computes the rows in SQL, a second definition of the
+    series: if the two ever disagreed, every later run would take the table
+    for intact (it only looks at its ends) and measure other rows.
+    """
+    if first > last:
+        return
+    step = max(1, (last - first) // SEED_SAMPLE)
+    numbers = {*range(first, last + 1, step), last}
+    found = set(
+        model._default_manager.filter(pk__in=numbers).values_list("pk", "slug", "updated_at")
+    )
+    expected = {(n, slug_for(n), updated_at_for(n)) for n in numbers}
+    if found != expected:
+        wrong = sorted(expected - found)[:3]
+        raise RuntimeError(f"The rows just inserted differ from the series, e.g. {wrong}.")
+
+
+def delete_all_rows(model: type[BenchRow]) -> None:
+    table = connection.ops.quote_name(model._meta.db_table)
     with connection.cursor() as cursor:
         # One statement, not the ORM's collector: nothing refers to these rows.
         cursor.execute(f"DELETE FROM {table}")
 
 
-def insert_rows(first: int, last: int) -> None:
+def insert_rows(model: type[BenchRow], first: int, last: int) -> None:
     if first > last:
         return
     if connection.vendor == "postgresql":
-        copy_rows(first, last)
+        copy_rows(model, first, last)
     else:
-        execute_many_rows(first, last)
+        select_rows(model, first, last)
 
 
-def execute_many_rows(first: int, last: int) -> None:
-    """SQLite: one prepared INSERT run over batches of plain tuples."""
-    table = connection.ops.quote_name(Page._meta.db_table)
-    sql = f"INSERT INTO {table} (id, slug, updated_at) VALUES (%s, %s, %s)"
-    adapt = connection.ops.adapt_datetimefield_value
+def select_rows(model: type[BenchRow], first: int, last: int) -> None:
+    """SQLite: ``INSERT ... SELECT``, the rows computed by SQLite itself.
+
+    A million rows took about a second on a 2-core machine, where the
+    ``executemany()`` of tuples made in Python that it replaces took eight
+    (most of them making the tuples). The SQL is the series of ``slug_for()``
+    and ``updated_at_for()`` as Django stores an aware datetime on SQLite
+    (naive UTC text, ``str()`` of the datetime: no fraction when the
+    microseconds are 0); ``check_sample()`` holds it to that.
+    """
+    table = connection.ops.quote_name(model._meta.db_table)
+    epoch = int(EPOCH.timestamp())
+    # "%%": Django's SQLite cursor turns "%s" into "?" and "%%" into "%".
+    sql = f"""
+        WITH RECURSIVE numbers(n) AS (
+            SELECT %s UNION ALL SELECT n + 1 FROM numbers WHERE n < %s
+        ), offsets(n, microseconds) AS (
+            SELECT n, (n * %s) %% %s FROM numbers
+        )
+        INSERT INTO {table} (id, slug, updated_at)
+        SELECT
+            n,
+            printf('page-%%07d', n),
+            datetime({epoch:d} + microseconds / 1000000, 'unixepoch')
+            || CASE WHEN microseconds %% 1000000 = 0 THEN ''
+               ELSE printf('.%%06d', microseconds %% 1000000) END
+        FROM offsets
+    """
     with connection.cursor() as cursor:
         for start in range(first, last + 1, SEED_BATCH):
             stop = min(start + SEED_BATCH - 1, last)
-            batch = [(n, slug_for(n), adapt(updated_at_for(n))) for n in range(start, stop + 1)]
-            cursor.executemany(sql, batch)
+            cursor.execute(sql, [start, stop, SCATTER, SPAN_MICROSECONDS])
 
 
-def copy_rows(first: int, last: int) -> None:
+def copy_rows(model: type[BenchRow], first: int, last: int) -> None:
     """PostgreSQL: COPY, many times faster than INSERTs for a million rows."""
-    table = connection.ops.quote_name(Page._meta.db_table)
+    table = connection.ops.quote_name(model._meta.db_table)
     with connection.cursor() as cursor:
         raw: Any = cursor.cursor  # the psycopg cursor under Django's wrapper
         with raw.copy(f"COPY {table} (id, slug, updated_at) FROM STDIN") as copy:
@@ -154,19 +229,19 @@ def copy_rows(first: int, last: int) -> None:
                 copy.write_row((n, slug_for(n), updated_at_for(n)))
 
 
-def reset_sequence() -> None:
+def reset_sequence(model: type[BenchRow]) -> None:
     # The ids were given explicitly; PostgreSQL's sequence must move past them
     # or the next ORM insert would collide. (SQLite needs nothing.)
-    statements = connection.ops.sequence_reset_sql(no_style(), [Page])
+    statements = connection.ops.sequence_reset_sql(no_style(), [model])
     if statements:
         with connection.cursor() as cursor:
             for statement in statements:
                 cursor.execute(statement)
 
 
-def refresh_statistics() -> None:
+def refresh_statistics(model: type[BenchRow]) -> None:
     """Fresh planner statistics (and, on PostgreSQL, a vacuumed table) after a load."""
-    table = connection.ops.quote_name(Page._meta.db_table)
+    table = connection.ops.quote_name(model._meta.db_table)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # Sets the visibility map and hint bits now, so that the first
@@ -208,22 +283,39 @@ class BenchSource(SitemapSource):
     priority = 0.5
 
 
-def register_bench_source(page_size: int) -> None:
-    """Register ``bench`` with ``page_size`` URLs a page (a smaller ``--rows`` run)."""
-    if registry.get("bench") is not None:
+class RegexBenchSource(BenchSource):
+    """The same rows and locations through a ``re_path()`` (see bench/urls.py).
+
+    The package compiles only a ``path()`` pattern into a URL template; for
+    this one it must call ``reverse()`` for every row.
+    """
+
+    name = "benchre"
+    url_name = "bench-page-re"
+
+
+class IndexBenchSource(BenchSource):
+    """``bench`` over the ``--index-rows`` table, for the index cases."""
+
+    queryset = IndexPage.objects.all()  # type: ignore[assignment]  # the same columns
+
+
+def register_bench_source(page_size: int, source: type[BenchSource] = BenchSource) -> None:
+    """Register ``source`` with ``page_size`` URLs a page (a smaller ``--rows`` run)."""
+    if registry.get(source.name) is not None:
         return
     if page_size >= PAGE_MAX:
-        register(BenchSource)
+        register(source)
     else:
-        register(type("BenchSource", (BenchSource,), {"limit": page_size}))
+        register(type(source.__name__, (source,), {"limit": page_size}))
 
 
-def contrib_sitemap(page_size: int) -> Any:
+def contrib_sitemap(page_size: int, model: type[BenchRow] = Page) -> Any:
     """Django's own sitemap of the same rows, as its documentation writes it."""
     from django.contrib.sitemaps import GenericSitemap
 
     sitemap = GenericSitemap(
-        {"queryset": Page.objects.order_by("pk"), "date_field": "updated_at"},
+        {"queryset": model._default_manager.order_by("pk"), "date_field": "updated_at"},
         priority=0.5,
         changefreq="daily",
     )
@@ -231,12 +323,19 @@ def contrib_sitemap(page_size: int) -> Any:
     return sitemap
 
 
+def contrib_index_sitemaps(page_size: int) -> dict[str, Any]:
+    """The ``sitemaps`` of the ``contrib-index`` case: ``contrib``'s, over the index table."""
+    return {"bench": contrib_sitemap(page_size, IndexPage)}
+
+
 def base_url() -> str:
     value: str = settings.SITEMAPKIT_BASE_URL
     return value.rstrip("/")
 
 
-def make_request(path: str, query: dict[str, str] | None = None) -> HttpRequest:
+def make_request(
+    path: str, query: dict[str, str] | None = None, headers: dict[str, str] | None = None
+) -> HttpRequest:
     """A GET on the base URL's host and scheme.
 
     django.contrib.sitemaps takes its domain from the request (RequestSite,
@@ -245,7 +344,11 @@ def make_request(path: str, query: dict[str, str] | None = None) -> HttpRequest:
     """
     parts = urlsplit(base_url())
     return RequestFactory().get(
-        path, query or {}, HTTP_HOST=parts.netloc, secure=parts.scheme == "https"
+        path,
+        query or {},
+        headers=headers,
+        HTTP_HOST=parts.netloc,
+        secure=parts.scheme == "https",
     )
 
 
@@ -268,9 +371,10 @@ class Outcome:
 class Sink:
     """Consumes a document chunk by chunk, as a WSGI server would, keeping only counts."""
 
-    def __init__(self, started: float, check: bool) -> None:
+    def __init__(self, started: float, check: bool, tag: bytes = URL_TAG) -> None:
         self.started = started
         self.check = check
+        self.tag = tag
         self.size = 0
         self.first_byte: float | None = None
         self.urls = 0
@@ -287,8 +391,8 @@ class Sink:
         if self.check:
             self.hash.update(chunk)
             joined = self.tail + chunk
-            self.urls += joined.count(URL_TAG)
-            self.tail = joined[-(len(URL_TAG) - 1) :]
+            self.urls += joined.count(self.tag)
+            self.tail = joined[-(len(self.tag) - 1) :]
 
     def outcome(self, seconds: float) -> Outcome:
         return Outcome(
@@ -347,29 +451,110 @@ class ContribServe:
 class OursServe:
     """This package's page view, streamed to the end and closed."""
 
-    def __init__(self, page: int, page_size: int) -> None:
+    def __init__(self, page: int, page_size: int, source: type[BenchSource] = BenchSource) -> None:
         self.page = page
         self.page_size = page_size
+        self.source = source
 
     def setup(self) -> None:
         from django_sitemapkit import views
 
-        register_bench_source(self.page_size)
+        register_bench_source(self.page_size, self.source)
         self.view = views.page
-        path = reverse("sitemapkit:page", kwargs={"section": "bench", "page": self.page})
+        self.section = self.source.name
+        path = reverse("sitemapkit:page", kwargs={"section": self.section, "page": self.page})
         self.request = make_request(path)
         warm_process()
 
     def run(self, check: bool) -> Outcome:
         started = time.perf_counter()
-        response = streamed(self.view(self.request, section="bench", page=self.page))
-        sink = Sink(started, check)
-        try:
-            for chunk in response.streaming_content:
-                sink.take(chunk)
-        finally:
-            response.close()
-        return sink.outcome(time.perf_counter() - started)
+        response = streamed(self.view(self.request, section=self.section, page=self.page))
+        return consume(response, Sink(started, check))
+
+
+def consume(response: StreamingHttpResponse, sink: Sink) -> Outcome:
+    """Read a streamed response to its end and close it, as a WSGI server would."""
+    try:
+        for chunk in response.streaming_content:
+            sink.take(chunk)
+    finally:
+        response.close()
+    return sink.outcome(time.perf_counter() - sink.started)
+
+
+class OursIndex:
+    """This package's index view, ``GET /sitemap.xml``, from the database.
+
+    With ``conditional``, the GET carries the ``If-None-Match`` and
+    ``If-Modified-Since`` of a full response made in ``setup()``, and must be
+    answered 304: what a crawler that already has the index costs.
+    """
+
+    def __init__(self, conditional: bool) -> None:
+        self.conditional = conditional
+
+    def setup(self) -> None:
+        from django_sitemapkit import views
+
+        register_bench_source(PAGE_MAX, IndexBenchSource)
+        self.view = views.index
+        path = reverse("sitemapkit:index")
+        self.request = make_request(path)
+        warm_process()
+        if self.conditional:
+            full = streamed(self.view(self.request))
+            full.close()  # only its validators are needed
+            if not full.has_header("ETag") or not full.has_header("Last-Modified"):
+                raise RuntimeError("The sitemap index has no ETag or no Last-Modified.")
+            validators = {
+                "If-None-Match": full["ETag"],
+                "If-Modified-Since": full["Last-Modified"],
+            }
+            self.request = make_request(path, headers=validators)
+
+    def run(self, check: bool) -> Outcome:
+        started = time.perf_counter()
+        response = self.view(self.request)
+        if not self.conditional:
+            return consume(streamed(response), Sink(started, check, SITEMAP_TAG))
+        seconds = time.perf_counter() - started
+        if response.status_code != 304:
+            raise RuntimeError(
+                f"The conditional GET of the index answered {response.status_code}, not 304."
+            )
+        sink = Sink(started, check, SITEMAP_TAG)
+        sink.take(response.content)  # none: a 304 has no body
+        outcome = sink.outcome(seconds)
+        outcome.ttfb = seconds
+        return outcome
+
+
+class ContribIndex:
+    """django.contrib.sitemaps' ``index`` view over ``contrib``'s sitemap of the index
+    table, 50,000 URLs a page; its pages are ``?p=N`` of a ``sitemap`` view."""
+
+    def setup(self) -> None:
+        from django.contrib.sitemaps import views
+
+        self.view = views.index
+        self.sitemaps = contrib_index_sitemaps(PAGE_MAX)
+        self.request = make_request("/sitemap.xml")
+        warm_process()
+
+    def run(self, check: bool) -> Outcome:
+        started = time.perf_counter()
+        response: Any = self.view(
+            self.request, sitemaps=self.sitemaps, sitemap_url_name="bench-contrib-sitemap"
+        )
+        response.render()
+        content: bytes = response.content
+        seconds = time.perf_counter() - started
+        sink = Sink(started, check, SITEMAP_TAG)
+        sink.take(content)
+        outcome = sink.outcome(seconds)
+        # Not streamed: the first byte leaves when the whole document is ready.
+        outcome.ttfb = seconds
+        return outcome
 
 
 def iso_lastmod(value: dt.datetime) -> str:
@@ -577,10 +762,16 @@ class Plan:
 
     rows: int
     build_rows: int
+    index_rows: int
 
     @property
     def serve_size(self) -> int:
         return min(self.rows, PAGE_MAX)
+
+    @property
+    def index_pages(self) -> int:
+        """Pages of ``bench`` in the index cases' index."""
+        return -(-self.index_rows // PAGE_MAX)
 
     @property
     def last_build_page(self) -> int:
@@ -595,6 +786,7 @@ class Plan:
 CASE_FACTORIES: dict[str, Callable[[Plan], Case]] = {
     "contrib": lambda plan: ContribServe(plan.serve_size),
     "ours": lambda plan: OursServe(1, plan.serve_size),
+    "ours-regex": lambda plan: OursServe(1, plan.serve_size, RegexBenchSource),
     "orm-floor": lambda plan: OrmFloor(plan.serve_size),
     "cursor-floor": lambda plan: CursorFloor(plan.serve_size),
     "ours-page-1": lambda plan: OursServe(1, PAGE_MAX),
@@ -603,12 +795,19 @@ CASE_FACTORIES: dict[str, Callable[[Plan], Case]] = {
     "build-nogzip": lambda plan: BuildCase(gzip=False, jobs=1),
     "build-jobs2": lambda plan: BuildCase(gzip=True, jobs=2),
     "build-floor": lambda plan: BuildFloor(),
+    "contrib-index": lambda plan: ContribIndex(),
+    "index-full": lambda plan: OursIndex(conditional=False),
+    "index-304": lambda plan: OursIndex(conditional=True),
 }
 CASES = tuple(CASE_FACTORIES)
-SERVING_CASES = ("contrib", "ours", "orm-floor", "cursor-floor")
+SERVING_CASES = ("contrib", "ours", "ours-regex", "orm-floor", "cursor-floor")
+# Cases that read the --index-rows table (bench_indexpage), and only it.
+INDEX_CASES = ("contrib-index", "index-full", "index-304")
 # Cases that read the whole --build-rows table (or a page far into it).
-TABLE_CASES = tuple(name for name in CASES if name not in SERVING_CASES)
+TABLE_CASES = tuple(name for name in CASES if name not in (*SERVING_CASES, *INDEX_CASES))
 BUILD_CASES = ("build-gzip", "build-nogzip", "build-jobs2", "build-floor")
+# A run without --cases: the index cases read ten million rows and are asked for.
+DEFAULT_CASES = tuple(name for name in CASES if name not in INDEX_CASES)
 
 
 # -- measurements, one per child process ------------------------------------------

@@ -1,5 +1,6 @@
 """``manage.py benchmark_sitemaps``: django.contrib.sitemaps, this package and two
-floors, timed and weighed on the same rows, one child process per measurement.
+floors, timed and weighed on the same rows, one child process per measurement;
+and, when asked for, both sitemap indexes over a table of millions of rows.
 
 The parent process only starts children and prints; each child runs one case
 with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
@@ -29,13 +30,25 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, connection
 
 from bench import cases
-from bench.cases import BUILD_CASES, CASES, PAGE_MAX, SERVING_CASES, TABLE_CASES, Plan
+from bench.cases import (
+    BUILD_CASES,
+    CASES,
+    DEFAULT_CASES,
+    INDEX_CASES,
+    PAGE_MAX,
+    SERVING_CASES,
+    TABLE_CASES,
+    Plan,
+)
+from bench.models import IndexPage, Page
 
 EXAMPLE_DIR = Path(__file__).resolve().parents[3]
 MANAGE_PY = EXAMPLE_DIR / "manage.py"
 SQLITE_FILE = EXAMPLE_DIR / "benchmark.sqlite3"
 MEASURES = ("time", "rss", "tracemalloc")
 MIB = 1024 * 1024
+# Names that --cases expands to several cases.
+CASE_GROUPS = {"default": DEFAULT_CASES, "index": INDEX_CASES, "all": CASES}
 
 
 def positive_int(value: str) -> int:
@@ -48,12 +61,19 @@ def positive_int(value: str) -> int:
     return number
 
 
+def whole_number(value: str) -> int:
+    """0 or more (the children's --seed-rows: 0 leaves a table as it is)."""
+    return 0 if value.strip() == "0" else positive_int(value)
+
+
 def case_list(value: str) -> list[str]:
-    names = [name.strip() for name in value.split(",") if name.strip()]
+    given = [name.strip() for name in value.split(",") if name.strip()]
+    names = [name for item in given for name in CASE_GROUPS.get(item, (item,))]
     unknown = [name for name in names if name not in CASES]
     if unknown or not names:
         problem = f"unknown case {unknown[0]!r}" if unknown else "no case given"
-        raise argparse.ArgumentTypeError(f"{problem}; choose from {', '.join(CASES)}")
+        choices = ", ".join([*CASES, *CASE_GROUPS])
+        raise argparse.ArgumentTypeError(f"{problem}; choose from {choices}")
     # Always in the canonical order: the URL-count check of the first cases
     # fails a bad run before the long build cases start.
     return [name for name in CASES if name in names]
@@ -74,11 +94,17 @@ class Config:
 
     @property
     def table_rows(self) -> int:
-        """Rows the selected cases need: the serving page, or the whole build table."""
+        """Rows the selected cases need in ``bench_page``: the serving page, or the
+        whole build table; 0 if none of them reads it (it is then left as it is)."""
         needed = [self.plan.rows] if set(self.cases) & set(SERVING_CASES) else []
         if set(self.cases) & set(TABLE_CASES):
             needed.append(self.plan.build_rows)
-        return max(needed)
+        return max(needed, default=0)
+
+    @property
+    def index_table_rows(self) -> int:
+        """Rows the index cases need in ``bench_indexpage``; 0 if none was selected."""
+        return self.plan.index_rows if set(self.cases) & set(INDEX_CASES) else 0
 
 
 class Command(BaseCommand):
@@ -102,6 +128,13 @@ class Command(BaseCommand):
             help="rows for the build cases and ours-page-1/ours-page-20 (default 1,000,000)",
         )
         parser.add_argument(
+            "--index-rows",
+            type=positive_int,
+            default=10_000_000,
+            help="rows for the index cases (contrib-index, index-full, index-304), in a "
+            "table of their own (default 10,000,000)",
+        )
+        parser.add_argument(
             "--runs", type=positive_int, default=5, help="timed runs per serving case (default 5)"
         )
         parser.add_argument(
@@ -113,9 +146,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--cases",
             type=case_list,
-            default=list(CASES),
+            default=list(DEFAULT_CASES),
             metavar="A,B,...",
-            help=f"cases to run (default all): {', '.join(CASES)}",
+            help=f"cases to run: {', '.join(CASES)}; or the groups 'default' (all but "
+            "the index cases, the default), 'index' (the three index cases) and 'all'",
         )
         parser.add_argument(
             "--database",
@@ -131,14 +165,15 @@ class Command(BaseCommand):
         # What the parent passes to its children; not for people.
         parser.add_argument("--child", help=argparse.SUPPRESS)
         parser.add_argument("--measure", choices=MEASURES, help=argparse.SUPPRESS)
-        parser.add_argument("--seed-rows", type=positive_int, help=argparse.SUPPRESS)
+        parser.add_argument("--seed-rows", type=whole_number, help=argparse.SUPPRESS)
+        parser.add_argument("--seed-index-rows", type=whole_number, help=argparse.SUPPRESS)
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["child"]:
             self.child(options)
             return
         config = Config(
-            plan=Plan(rows=options["rows"], build_rows=options["build_rows"]),
+            plan=plan_of(options),
             cases=options["cases"],
             runs=options["runs"],
             build_runs=options["build_runs"],
@@ -155,15 +190,23 @@ class Command(BaseCommand):
     # -- inside a child process ------------------------------------------------------
 
     def child(self, options: dict[str, Any]) -> None:
-        plan = Plan(rows=options["rows"], build_rows=options["build_rows"])
+        plan = plan_of(options)
         # Only the JSON line may reach stdout: whatever else is printed (a
         # command's output, a warning) goes to stderr with the logs.
         with contextlib.redirect_stdout(sys.stderr):
             if options["child"] == "prepare":
-                result = prepare(options["seed_rows"], options["reseed"])
+                result = prepare(
+                    options["seed_rows"], options["seed_index_rows"], options["reseed"]
+                )
             else:
                 result = cases.measure(options["child"], options["measure"], plan, options["runs"])
         self.stdout.write(json.dumps(result))
+
+
+def plan_of(options: dict[str, Any]) -> Plan:
+    return Plan(
+        rows=options["rows"], build_rows=options["build_rows"], index_rows=options["index_rows"]
+    )
 
 
 def check_config(config: Config) -> None:
@@ -185,8 +228,11 @@ def check_config(config: Config) -> None:
         raise CommandError(f"--json: no directory {config.json_path.parent}.")
 
 
-def prepare(seed_rows: int, reseed: bool) -> dict[str, Any]:
-    """Migrate and seed the benchmark database; say what else it holds."""
+def prepare(seed_rows: int, index_rows: int, reseed: bool) -> dict[str, Any]:
+    """Migrate and seed the benchmark database; say what else it holds.
+
+    A table whose row count is 0 here is left as it is: no selected case reads it.
+    """
     try:
         connection.ensure_connection()
     except DatabaseError as exc:
@@ -194,16 +240,25 @@ def prepare(seed_rows: int, reseed: bool) -> dict[str, Any]:
             f"Cannot connect to the benchmark database ({describe_db()}): {exc}"
         ) from exc
     call_command("migrate", verbosity=0, interactive=False)
-    report = cases.ensure_rows(seed_rows, reseed)
+    seeds: dict[str, dict[str, Any] | None] = {}
+    for key, model, rows in (("seed", Page, seed_rows), ("index_seed", IndexPage, index_rows)):
+        if rows:
+            report = cases.ensure_rows(rows, reseed, model)
+            seeds[key] = {"rows": report.rows, "action": report.action, "seconds": report.seconds}
+        else:
+            seeds[key] = None
     from django_sitemapkit import registry
 
+    # The example's other sections (its static pages): build_sitemaps writes them
+    # too, and the index lists their pages. No bench section is registered here.
+    sections = registry.sections()
     return {
         "database": describe_db(),
         "database_version": cases.database_version(),
-        "seed": {"rows": report.rows, "action": report.action, "seconds": report.seconds},
+        **seeds,
         "blog_rows": cases.blog_rows(),
-        # The example's other sections (its static pages): build_sitemaps writes them too.
-        "other_urls": sum(source.count() for source in registry.sections()),
+        "other_urls": sum(source.count() for source in sections),
+        "other_pages": sum(source.page_count() for source in sections),
     }
 
 
@@ -249,6 +304,7 @@ class Benchmark:
             *arguments,
             f"--rows={plan.rows}",
             f"--build-rows={plan.build_rows}",
+            f"--index-rows={plan.index_rows}",
         ]
         # stderr is inherited: the children's warnings and errors show as they happen.
         finished = subprocess.run(
@@ -272,14 +328,29 @@ class Benchmark:
 
     def run(self) -> None:
         config = self.config
-        self.log(f"Preparing {config.table_rows:,} rows ({config.database})...")
+        tables = [
+            f"{rows:,} rows in {table}"
+            for rows, table in (
+                (config.table_rows, "bench_page"),
+                (config.index_table_rows, "bench_indexpage"),
+            )
+            if rows
+        ]
+        self.log(f"Preparing {' and '.join(tables)} ({config.database})...")
         reseed = ["--reseed"] if config.reseed else []
-        self.prepared = self.spawn("--child=prepare", f"--seed-rows={config.table_rows}", *reseed)
-        seed = self.prepared["seed"]
-        self.log(
-            f"{self.prepared['database']}: {seed['rows']:,} rows {seed['action']} "
-            f"in {seed['seconds']:.1f} s."
+        self.prepared = self.spawn(
+            "--child=prepare",
+            f"--seed-rows={config.table_rows}",
+            f"--seed-index-rows={config.index_table_rows}",
+            *reseed,
         )
+        for key, table in (("seed", "bench_page"), ("index_seed", "bench_indexpage")):
+            seed = self.prepared[key]
+            if seed is not None:
+                self.log(
+                    f"{self.prepared['database']}: {seed['rows']:,} rows {seed['action']} "
+                    f"in {table} in {seed['seconds']:.1f} s."
+                )
         if self.prepared["blog_rows"] and set(config.cases) & set(BUILD_CASES):
             raise CommandError(
                 f"The benchmark database holds {self.prepared['blog_rows']:,} blog posts "
@@ -309,9 +380,18 @@ class Benchmark:
         return result
 
     def expected_urls(self, name: str) -> int:
+        """The ``<url>`` entries a case writes; for the index cases, ``<sitemap>`` entries."""
         plan = self.config.plan
         if name in SERVING_CASES:
             return plan.serve_size
+        if name == "contrib-index":
+            # Its sitemaps dict holds the bench section alone.
+            return plan.index_pages
+        if name == "index-full":
+            # Every registered section: bench's pages and the example's others.
+            return plan.index_pages + int(self.prepared["other_pages"])
+        if name == "index-304":
+            return 0  # no body
         if name in ("ours-page-1", "ours-page-20"):
             page = 1 if name == "ours-page-1" else plan.far_page
             return min(PAGE_MAX, plan.build_rows - (page - 1) * PAGE_MAX)
@@ -324,7 +404,8 @@ class Benchmark:
         urls = self.results[name]["time"]["warmup"]["urls"]
         expected = self.expected_urls(name)
         if urls != expected:
-            raise CommandError(f"{name} listed {urls:,} URLs where {expected:,} were expected.")
+            what = "<sitemap> entries" if name in INDEX_CASES else "URLs"
+            raise CommandError(f"{name} listed {urls:,} {what} where {expected:,} were expected.")
 
 
 # -- the report ------------------------------------------------------------------------
@@ -395,6 +476,7 @@ class Report:
                 of("ours", "median_s"),
                 of("cursor-floor", "median_s"),
             ),
+            "ours-regex / ours, time": (of("ours-regex", "median_s"), of("ours", "median_s")),
             "ours, TTFB / total": (of("ours", "ttfb_s"), of("ours", "median_s")),
             f"{self.label('ours-page-20')} / ours-page-1, time": (
                 of("ours-page-20", "median_s"),
@@ -412,16 +494,28 @@ class Report:
                 of("build-jobs2", "median_s"),
                 of("build-gzip", "median_s"),
             ),
+            "index-full / contrib-index, time": (
+                of("index-full", "median_s"),
+                of("contrib-index", "median_s"),
+            ),
+            "index-full / contrib-index, extra RSS": (
+                of("index-full", "extra_rss_mib"),
+                of("contrib-index", "extra_rss_mib"),
+            ),
+            "index-304 / index-full, time": (
+                of("index-304", "median_s"),
+                of("index-full", "median_s"),
+            ),
         }
         return {label: ratio(*pair) for label, pair in pairs.items()}
 
     def same_bytes(self) -> dict[str, bool]:
-        """Whether each floor wrote exactly the bytes of the package's view."""
+        """Whether each floor, and ours-regex, wrote exactly the bytes of the package's view."""
         digests = {name: self.results[name]["time"]["warmup"]["digest"] for name in self.results}
         ours = digests.get("ours")
         return {
             name: digests[name] == ours
-            for name in ("orm-floor", "cursor-floor")
+            for name in ("ours-regex", "orm-floor", "cursor-floor")
             if name in digests and ours is not None
         }
 
@@ -445,6 +539,8 @@ class Report:
             "options": {
                 "rows": plan.rows,
                 "build_rows": plan.build_rows,
+                "index_rows": plan.index_rows,
+                "index_pages": plan.index_pages,
                 "serve_page_urls": plan.serve_size,
                 "far_page": plan.far_page,
                 "runs": self.config.runs,
@@ -487,7 +583,9 @@ class Report:
 
     def notes(self) -> list[str]:
         plan = self.config.plan
-        seed = self.benchmark.prepared["seed"]
+        prepared = self.benchmark.prepared
+        seed = prepared["seed"]
+        index_seed = prepared["index_seed"]
         lines = []
         for name, same in self.same_bytes().items():
             if not same:
@@ -503,11 +601,24 @@ class Report:
                 f"Note: django_sitemapkit changed during the run "
                 f"({self.benchmark.revision_at_start} -> {self.benchmark.revision_at_end})."
             )
+        if seed is not None:
+            lines.append(
+                f"Rows: {seed['rows']:,} in bench_page ({seed['action']}); serving page "
+                f"{plan.serve_size:,} URLs."
+            )
+        if index_seed is not None:
+            others = prepared["other_pages"]
+            lines.append(
+                f"Index cases: {index_seed['rows']:,} rows in bench_indexpage "
+                f"({index_seed['action']}), {plan.index_pages:,} pages of 50,000; index-full "
+                f"also lists the example's other sections ({others:,} "
+                f"page{'' if others == 1 else 's'}); their URLs column counts <sitemap> "
+                "entries (none in a 304)."
+            )
         machine = self.machine()
         lines += [
-            f"Rows: {seed['rows']:,} in bench_page ({seed['action']}); serving page "
-            f"{plan.serve_size:,} URLs; {self.config.runs} timed runs "
-            f"({self.config.build_runs} for builds), each case after an untimed warm-up.",
+            f"{self.config.runs} timed runs ({self.config.build_runs} for builds), each "
+            "case after an untimed warm-up.",
             f"Machine: {machine['cpu']}, {machine['cores']} cores; Python {machine['python']}, "
             f"Django {machine['django']}, {machine['database']}; django_sitemapkit "
             f"{machine['django_sitemapkit']}; {machine['date']}; load "
