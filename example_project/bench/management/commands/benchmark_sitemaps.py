@@ -247,18 +247,22 @@ def prepare(seed_rows: int, index_rows: int, reseed: bool) -> dict[str, Any]:
             seeds[key] = {"rows": report.rows, "action": report.action, "seconds": report.seconds}
         else:
             seeds[key] = None
-    from django_sitemapkit import registry
+    from django_sitemapkit import StaticSource, registry
 
     # The example's other sections (its static pages): build_sitemaps writes them
     # too, and the index lists their pages. No bench section is registered here.
-    sections = registry.sections()
+    counts = [
+        len(source.urls) if isinstance(source, StaticSource) else source.get_queryset().count()
+        for source in registry.sections()
+    ]
     return {
         "database": describe_db(),
         "database_version": cases.database_version(),
         **seeds,
         "blog_rows": cases.blog_rows(),
-        "other_urls": sum(source.count() for source in sections),
-        "other_pages": sum(source.page_count() for source in sections),
+        "other_urls": sum(counts),
+        # At the default 50,000 URLs a page.
+        "other_pages": sum(-(-count // 50_000) for count in counts),
     }
 
 
