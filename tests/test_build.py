@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import gzip
+import io
 import os
 import resource
 import select
@@ -860,3 +861,25 @@ def test_a_section_that_matches_nothing_is_left_out(sources: Sources, tmp_path: 
     index = parse_index((tmp_path / "sitemap.xml").read_bytes())
     assert [loc for loc, _ in index] == [f"{SITE}/sitemap-pages-1.xml"]
     assert len(urls_of(tmp_path, "sitemap-pages-1.xml")) == 2
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="only SQLite stores bytes no codec reads")
+def test_a_row_the_driver_cannot_decode_is_skipped_and_reported(
+    sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(ArticleSource)
+    articles = bulk_articles(5)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE testapp_article SET slug = CAST(X'61FF62' AS TEXT) WHERE id = %s",
+            [articles[1].pk],
+        )
+    stdout = io.StringIO()
+    call_command("build_sitemaps", output=str(tmp_path), stdout=stdout)
+    row = next(line for line in stdout.getvalue().splitlines() if line.startswith("articles "))
+    # Rows, URLs, files, ..., skipped rows.
+    assert (row.split()[1:4], row.split()[6]) == (["5", "4", "1"], "1")
+    assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
+        f"Skipped pk={articles[1].pk} of source 'articles': the database driver cannot read it "
+        "(Could not decode to UTF-8 column 'slug' with text 'a\ufffdb')."
+    ]

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from factories import ArticleFactory, bulk_articles
 from plans import entries_of, page_rows, query_pager
+from sitemap_xml import parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
@@ -181,3 +182,35 @@ def test_a_later_page_reads_its_rows_without_an_offset() -> None:
 
 def pk_reader(plan: Plan) -> Any:
     return RowShape(query_pager(plan).row_queryset).reader("pk")
+
+
+def store_undecodable_slug(article: Article) -> None:
+    """Bytes that are no UTF-8, stored as TEXT by raw SQL (SQLite keeps any bytes)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE testapp_article SET slug = CAST(X'61FF62' AS TEXT) WHERE id = %s",
+            [article.pk],
+        )
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="only SQLite stores bytes no codec reads")
+@pytest.mark.parametrize("chunk_size", [2_000, 3, 1])
+def test_a_row_the_driver_cannot_decode_costs_that_row_alone(
+    client: Any, settings: Any, caplog: pytest.LogCaptureFixture, chunk_size: int
+) -> None:
+    settings.SITEMAPKIT_CHUNK_SIZE = chunk_size
+    articles = bulk_articles(7)
+    store_undecodable_slug(articles[3])
+    response = client.get("/sitemap-articles-1.xml")
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content)
+    assert [url.loc for url in parse_urlset(body)] == [
+        f"https://www.example.com/articles/{article.slug}/"
+        for number, article in enumerate(articles)
+        if number != 3
+    ]
+    messages = [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"]
+    assert messages == [
+        f"Skipped pk={articles[3].pk} of source 'articles': the database driver cannot read it "
+        "(Could not decode to UTF-8 column 'slug' with text 'a\ufffdb')."
+    ]

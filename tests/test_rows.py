@@ -387,3 +387,44 @@ def test_rows_left_open_when_the_connection_is_closed_are_dropped_quietly() -> N
     connection.close()
     rows.close()  # raised InterfaceError before
     assert Article.objects.count() == 3  # and the next query reconnects
+
+
+@pytest.mark.parametrize(
+    ("text", "fast"),
+    [
+        ("2024-01-31 10:00:00", True),
+        ("2024-03-30 23:59:59.123456", True),
+        ("2024-04-30 00:00:00", True),
+        ("2024-02-29 12:00:00", True),  # a leap year
+        ("2000-02-29 12:00:00", True),  # divisible by 400
+        ("0004-02-29 00:00:00", True),
+        ("2023-02-29 12:00:00", False),  # no such day: the ORM's route says so
+        ("1900-02-29 12:00:00", False),  # divisible by 100, not by 400
+        ("2024-04-31 00:00:00", False),
+        ("2024-06-31 00:00:00", False),
+        ("2024-02-30 00:00:00", False),
+        ("2024-01-32 00:00:00", False),
+        ("0000-01-01 00:00:00", False),
+    ],
+)
+def test_every_real_day_takes_the_sliced_route(text: str, fast: bool) -> None:
+    assert (CANONICAL_UTC_TEXT.fullmatch(text) is not None) == fast
+
+
+def test_the_pattern_takes_exactly_the_days_of_the_calendar() -> None:
+    taken = {
+        (year, month, day)
+        for year in (1, 4, 100, 400, 1900, 2000, 2023, 2024, 9999)
+        for month in range(1, 13)
+        for day in range(1, 32)
+        if CANONICAL_UTC_TEXT.fullmatch(f"{year:04d}-{month:02d}-{day:02d} 00:00:00")
+    }
+    real = set()
+    for year in (1, 4, 100, 400, 1900, 2000, 2023, 2024, 9999):
+        day = dt.date(year, 1, 1)
+        while day.year == year:
+            real.add((day.year, day.month, day.day))
+            if day == dt.date.max:
+                break
+            day += dt.timedelta(days=1)
+    assert taken == real
