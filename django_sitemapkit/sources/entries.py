@@ -19,6 +19,7 @@ from django.urls import NoReverseMatch, reverse
 from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy
+from django_sitemapkit.reversal import compiled_reverse
 from django_sitemapkit.sources.declaration import BaseSource, Field, declared, field_value
 from django_sitemapkit.sources.rows import RowShape
 from django_sitemapkit.urltemplates import UrlTemplate, quick_locator
@@ -145,9 +146,14 @@ def url_name_locator(
     Build it where ``reverse()`` would run (script prefix and language fixed).
     """
     template = UrlTemplate.compile(url_name, url_kwargs)
-    fill: Callable[[dict[str, Any]], str] = (
-        (lambda kwargs: reverse(url_name, kwargs=kwargs)) if template is None else template.fill
+    fill: Callable[[dict[str, Any]], str] | None = (
+        compiled_reverse(url_name, url_kwargs) if template is None else template.fill
     )
+    if fill is None:
+
+        def fill(kwargs: dict[str, Any]) -> str:
+            return reverse(url_name, kwargs=kwargs)
+
     readers = [(kwarg, path, read_field(path)) for kwarg, path in url_kwargs.items()]
 
     def locate(row: Any) -> str:

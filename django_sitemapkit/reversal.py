@@ -1,0 +1,68 @@
+"""``reverse()`` for one URL name, with its lookups done once.
+
+A pattern that ``urltemplates.UrlTemplate`` cannot prove to be literal pieces
+and converter slots (a ``re_path()``, a custom converter) is still filled the
+way ``reverse()`` fills it. ``reverse()`` finds the resolver, the name's
+possibilities and the pattern's regular expression on every call; for a name
+with one pattern and one form, this does so once, and each call repeats only
+the per-value steps of ``URLResolver._reverse_with_prefix()``: the converters'
+``to_url()`` (or ``str()``), the substitution, the match of the whole
+candidate against the pattern, and the quoting. Anything else (a value the
+pattern does not match, a name with several patterns) goes to ``reverse()``
+itself, which answers or raises as it always does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+from urllib.parse import quote
+
+from django.urls import NoReverseMatch, get_script_prefix, reverse
+from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
+
+from django_sitemapkit.urltemplates import namespaced_resolver
+
+Fill = Callable[[Mapping[str, Any]], str]
+
+
+def compiled_reverse(url_name: str, names: Collection[str]) -> Fill | None:
+    """``reverse(url_name, kwargs=...)`` for kwargs named ``names``, or ``None`` where
+    the name has more than one way to be reversed. Build it where ``reverse()`` would
+    run: it reads the current URLconf, script prefix and (through the resolver) language."""
+    try:
+        resolver, view = namespaced_resolver(url_name)
+    except NoReverseMatch:
+        return None
+    possibilities = resolver.reverse_dict.getlist(view)
+    if len(possibilities) != 1:
+        return None
+    forms, pattern, defaults, converters = possibilities[0]
+    if len(forms) != 1 or defaults:
+        return None
+    result, params = forms[0]
+    if sorted(params) != sorted(names):
+        return None
+    prefix = get_script_prefix()
+    candidate = prefix.replace("%", "%%") + result
+    matches = re.compile(f"^{re.escape(prefix)}{pattern}").search
+    safe = RFC3986_SUBDELIMS + "/~:@"
+
+    def fill(kwargs: Mapping[str, Any]) -> str:
+        texts = {}
+        for name, value in kwargs.items():
+            converter = converters.get(name)
+            if converter is None:
+                texts[name] = str(value)
+                continue
+            try:
+                texts[name] = converter.to_url(value)
+            except ValueError:
+                return reverse(url_name, kwargs=dict(kwargs))
+        url = candidate % texts
+        if matches(url) is None:
+            return reverse(url_name, kwargs=dict(kwargs))
+        return escape_leading_slashes(quote(url, safe=safe))
+
+    return fill
