@@ -48,6 +48,8 @@ def compiled_reverse(url_name: str, names: Collection[str]) -> Fill | None:
     candidate = prefix.replace("%", "%%") + result
     matches = re.compile(f"^{re.escape(prefix)}{pattern}").search
     safe = RFC3986_SUBDELIMS + "/~:@"
+    # What quote() leaves as it is: most URLs, which then need no quoting at all.
+    unquoted = re.compile(f"[A-Za-z0-9_.~{re.escape(safe)}-]*").fullmatch
 
     def fill(kwargs: Mapping[str, Any]) -> str:
         texts = {}
@@ -63,6 +65,8 @@ def compiled_reverse(url_name: str, names: Collection[str]) -> Fill | None:
         url = candidate % texts
         if matches(url) is None:
             return reverse(url_name, kwargs=dict(kwargs))
-        return escape_leading_slashes(quote(url, safe=safe))
+        if unquoted(url) is None:
+            url = quote(url, safe=safe)
+        return escape_leading_slashes(url)
 
     return fill
