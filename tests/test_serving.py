@@ -26,7 +26,8 @@ from factories import ArticleFactory
 from sitemap_xml import Url, fetch, parse_index, parse_urlset, streamed
 
 from django_sitemapkit.compression import gzip_stream
-from django_sitemapkit.serving import accepts_gzip, file_response
+from django_sitemapkit.negotiation import accepts_gzip
+from django_sitemapkit.serving import file_response
 
 pytestmark = pytest.mark.django_db
 SITE = "https://www.example.com"

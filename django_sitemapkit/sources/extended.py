@@ -12,8 +12,9 @@ from django.conf import settings
 from django.utils import translation
 
 from django_sitemapkit import extensions
-from django_sitemapkit.encoder import Entry, Extras, NewsItem
+from django_sitemapkit.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extension_elements import Extras, NewsItem
 from django_sitemapkit.extensions import News, Related, RelatedQuery
 from django_sitemapkit.locations import LocationPolicy
 from django_sitemapkit.sources.declaration import BaseSource, declared

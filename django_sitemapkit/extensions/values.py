@@ -1,10 +1,8 @@
-"""Sitemap extensions a source declares: alternates (hreflang), images, videos and news.
+"""The extension values of a row, checked and formatted as the encoder writes them.
 
-Each value is checked here and formatted into the encoder's types
-(:class:`~django_sitemapkit.encoder.Extras`); the encoder only writes them.
-The limits are those of the protocol extensions as Google documents them
-(developers.google.com/search/docs/crawling-indexing/sitemaps/*), which the
-schemas in part enforce too.
+Each value is checked against the protocol's rules (see ``declarations``) and
+formatted into :mod:`~django_sitemapkit.extension_elements`' types; a value
+that breaks a rule raises :class:`~django_sitemapkit.exceptions.InvalidEntry`.
 """
 
 from __future__ import annotations
@@ -12,146 +10,35 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from django.db import models
-from django.db.models import ForeignObjectRel
-from django.db.models.fields.files import FieldFile, FileField
+from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 from django.utils.encoding import iri_to_uri
 
-from django_sitemapkit.encoder import NewsItem, VideoItem
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extension_elements import NewsItem, VideoItem
+from django_sitemapkit.extensions.declarations import (
+    COUNTRY,
+    HREFLANG,
+    MAX_VIDEO_DESCRIPTION,
+    MAX_VIDEO_DURATION,
+    MAX_VIDEO_RATING,
+    MAX_VIDEO_TAGS,
+    MAX_VIDEO_TITLE,
+    MAX_VIDEO_UPLOADER,
+    PLATFORMS,
+    RELATIONSHIPS,
+    X_DEFAULT,
+    News,
+    Restriction,
+    Video,
+)
 from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy, Origin
 from django_sitemapkit.uris import strict_reference, without_dot_segments
 from django_sitemapkit.values import format_lastmod
-
-# Google's image sitemaps: "You can include up to 1,000 <image:image> tags for
-# each <url> tag."
-MAX_IMAGES = 1_000
-# Google News sitemaps: at most 1,000 <news:news> tags per sitemap, and only
-# articles published in the last two days.
-MAX_NEWS = 1_000
-DEFAULT_NEWS_MAX_AGE = dt.timedelta(days=2)
-# Google's video sitemaps, and sitemap-video.xsd.
-MAX_VIDEO_TITLE = 100
-MAX_VIDEO_DESCRIPTION = 2_048
-MAX_VIDEO_DURATION = 28_800  # seconds: 8 hours
-MAX_VIDEO_RATING = 5
-MAX_VIDEO_TAGS = 32
-MAX_VIDEO_UPLOADER = 255
-# ISO 3166-1 alpha-2, as sitemap-video.xsd's country lists have them.
-COUNTRY = re.compile(r"[A-Z]{2}")
-PLATFORMS = ("web", "mobile", "tv")
-RELATIONSHIPS = ("allow", "deny")
-
-# hreflang values Google accepts: an ISO 639-1 (or 639-2) language, then an
-# optional ISO 15924 script and an optional ISO 3166-1 region (or UN M.49
-# number), or "x-default" (RFC 5646 section 2.1, the subset that matters here).
-HREFLANG = re.compile(r"(?:[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?|x-default)")
-X_DEFAULT = "x-default"
-# sitemap-news.xsd: "zh-cn|zh-tw|([a-z]{2,3})".
-NEWS_LANGUAGE = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
-
-#: What each extension is written with (a key of encoder.EXTENSION_NAMESPACES).
-ALTERNATES, IMAGES, VIDEOS, NEWS = "xhtml", "image", "video", "news"
-
-
-class Related:
-    """Values read from a relation of each row, one query per chunk of rows.
-
-    ``images = Related("photos", loc="url")`` reads ``url`` of every ``photos``
-    row of the chunk's rows in a single query (never one query per row).
-    ``relation`` is a reverse foreign key or a many-to-many field of the
-    source's model; each keyword names a value (``loc`` for images, a
-    :class:`Video` field for videos) and gives its field path on the related
-    model. A ``FileField`` is read as its storage's URL.
-    """
-
-    __slots__ = ("paths", "relation")
-
-    def __init__(self, relation: str, **paths: str) -> None:
-        self.relation = relation
-        self.paths = paths
-
-    def __repr__(self) -> str:
-        arguments = "".join(f", {name}={path!r}" for name, path in self.paths.items())
-        return f"Related({self.relation!r}{arguments})"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Related)
-            and other.relation == self.relation
-            and other.paths == self.paths
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.relation, tuple(self.paths.items())))
-
-
-@dataclass(frozen=True)
-class Restriction:
-    """``<video:restriction>`` or ``<video:platform>``: ``Restriction("allow", ["US", "CA"])``."""
-
-    relationship: str
-    values: Sequence[str]
-
-
-@dataclass(frozen=True)
-class Video:
-    """One video of a page, as a per-row ``videos()`` method returns it."""
-
-    thumbnail_loc: str
-    title: str
-    description: str
-    content_loc: str | None = None
-    player_loc: str | None = None
-    #: Seconds (an ``int``) or a ``timedelta``; 1 to 28,800.
-    duration: int | dt.timedelta | None = None
-    expiration_date: dt.date | None = None
-    #: 0.0 to 5.0.
-    rating: float | Decimal | None = None
-    view_count: int | None = None
-    publication_date: dt.date | None = None
-    #: At most 32.
-    tags: Sequence[str] = ()
-    family_friendly: bool | None = None
-    restriction: Restriction | None = None
-    requires_subscription: bool | None = None
-    uploader: str | None = None
-    uploader_info: str | None = None
-    platform: Restriction | None = None
-    live: bool | None = None
-
-
-#: The Video fields a Related declaration may read, one column each.
-VIDEO_COLUMNS = tuple(
-    item.name for item in fields(Video) if item.name not in ("tags", "restriction", "platform")
-)
-VIDEO_REQUIRED = ("thumbnail_loc", "title", "description")
-
-
-@dataclass(frozen=True)
-class News:
-    """``<news:news>`` for each row: a Google News sitemap section.
-
-    ``title`` and ``publication_date`` are field paths of the row; ``name`` and
-    ``language`` are the publication's, the same for every row. A source that
-    declares news lists only the rows published within
-    ``SITEMAPKIT_NEWS_MAX_AGE`` (two days), at most 1,000 to a page.
-    """
-
-    name: str
-    language: str
-    title: str
-    publication_date: str
-
-
-# -- values -------------------------------------------------------------------------
 
 
 def resource_url(value: Any, origin: Origin, what: str) -> str:
@@ -347,69 +234,3 @@ def format_alternates(
 
 def news_cutoff(max_age: dt.timedelta) -> dt.datetime:
     return timezone.now() - max_age
-
-
-# -- related rows -------------------------------------------------------------------
-
-
-class RelatedQuery:
-    """Reads a :class:`Related` declaration's values for a chunk of rows in one query."""
-
-    def __init__(self, model: type[models.Model], related: Related, using: str) -> None:
-        relation = model._meta.get_field(related.relation)
-        if isinstance(relation, ForeignObjectRel):
-            # A reverse relation: the field that points here lives on the related model.
-            lookup = relation.field.name
-        elif isinstance(relation, models.ManyToManyField):
-            lookup = relation.related_query_name()
-        else:
-            raise TypeError(
-                f"{model.__name__}.{related.relation} is not a reverse foreign key or a "
-                "many-to-many relation"
-            )
-        self.related_model: type[models.Model] = relation.related_model
-        self.lookup = lookup
-        self.names = list(related.paths)
-        self.paths = list(related.paths.values())
-        self.using = using
-        self.converters = [file_url_converter(self.related_model, path) for path in self.paths]
-
-    def values(self, keys: Collection[Any]) -> dict[Any, list[tuple[Any, ...]]]:
-        """The related values of each key, in the related model's order (or by primary key)."""
-        found: dict[Any, list[tuple[Any, ...]]] = defaultdict(list)
-        if not keys:
-            return found
-        manager = self.related_model._default_manager.using(self.using)
-        ordering = list(self.related_model._meta.ordering or ["pk"])
-        rows = (
-            manager.filter(**{f"{self.lookup}__in": list(keys)})
-            .order_by(self.lookup, *ordering)
-            .values_list(self.lookup, *self.paths)
-        )
-        converters = self.converters
-        for key, *values in rows:
-            found[key].append(
-                tuple(convert(value) for convert, value in zip(converters, values, strict=True))
-            )
-        return found
-
-
-def file_url_converter(model: type[models.Model], path: str) -> Callable[[Any], Any]:
-    """The storage URL for a ``FileField`` path (the column holds only the name)."""
-    target: Any = model
-    found: Any = None
-    for name in path.split("__"):
-        found = target._meta.get_field(name)
-        target = found.related_model
-    if isinstance(found, FileField):
-        storage = found.storage
-        return lambda name: storage.url(name) if name else None
-    return lambda value: value
-
-
-def related_images(values: Iterable[tuple[Any, ...]]) -> list[Any]:
-    return [value for (value,) in values]
-
-
-def related_videos(names: Sequence[str], values: Iterable[tuple[Any, ...]]) -> list[Any]:
-    return [Video(**dict(zip(names, row, strict=True))) for row in values]
