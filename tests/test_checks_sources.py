@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from django.core.checks import Error
+from django.test import override_settings
+from django.urls import NoReverseMatch, reverse
 from testapp.models import Article, Category
 from testapp.sitemaps import ArticleSource, PagesSource
 
@@ -150,6 +152,86 @@ class Namespaced(ArticleSource):
 def test_e010_accepts_namespaced_url_names(sources: Sources) -> None:
     sources(Namespaced)
     assert check_sources() == []
+
+
+E010_HINT = (
+    "Set url_name to a name in your URLconf and url_kwargs to its arguments "
+    "(URL argument -> field path)."
+)
+# The application namespace "blog" and the instance namespace "blog" of the
+# "news" app, included in either order: reverse("blog:post") picks the app.
+BOTH_ORDERS = pytest.mark.parametrize(
+    "urlconf", ["testapp.urls_namespaces_blog_first", "testapp.urls_namespaces_news_first"]
+)
+
+
+def namespaced(url_name: str, url_kwargs: dict[str, str]) -> type[SitemapSource]:
+    attributes = {"url_name": url_name, "url_kwargs": url_kwargs, "__module__": __name__}
+    return type("NamespacedSource", (ArticleSource,), attributes)
+
+
+@BOTH_ORDERS
+def test_e010_an_application_namespace_before_an_instance_namespace(
+    sources: Sources, urlconf: str
+) -> None:
+    correct = namespaced("blog:post", {"slug": "slug"})
+    sources(correct)
+    with override_settings(ROOT_URLCONF=urlconf):
+        assert reverse("blog:post", kwargs={"slug": "x"}) == "/weblog/x/"
+        assert check_sources() == []
+
+
+@BOTH_ORDERS
+def test_e010_refuses_the_arguments_of_the_instance_namespace(
+    sources: Sources, urlconf: str
+) -> None:
+    wrong = namespaced("blog:post", {"year": "pk", "slug": "slug"})
+    sources(wrong)
+    with override_settings(ROOT_URLCONF=urlconf):
+        with pytest.raises(NoReverseMatch):
+            reverse("blog:post", kwargs={"year": 2024, "slug": "x"})
+        assert check_sources() == [
+            Error(
+                f"{SOURCE}.NamespacedSource names the URL 'blog:post', which takes the "
+                "arguments ['slug'], not ['slug', 'year'].",
+                hint=E010_HINT,
+                obj=wrong,
+                id="sitemapkit.E010",
+            )
+        ]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_templates")
+def test_e010_counts_the_arguments_of_the_namespace_prefix(sources: Sources) -> None:
+    # "localized" is included under "<slug:lang>/blog/": reverse() needs lang too.
+    correct = namespaced("localized:post", {"lang": "category__slug", "slug": "slug"})
+    sources(correct)
+    assert check_sources() == []
+    wrong = namespaced("localized:post", {"slug": "slug"})
+    sources(wrong)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.NamespacedSource names the URL 'localized:post', which takes the "
+            "arguments ['lang', 'slug'], not ['slug'].",
+            hint=E010_HINT,
+            obj=wrong,
+            id="sitemapkit.E010",
+        )
+    ]
+
+
+def test_e010_unknown_namespace(sources: Sources) -> None:
+    unknown = namespaced("nowhere:post", {"slug": "slug"})
+    sources(unknown)
+    assert check_sources() == [
+        Error(
+            f"{SOURCE}.NamespacedSource names the URL 'nowhere:post', which is not a URL "
+            "name of ROOT_URLCONF.",
+            hint=E010_HINT,
+            obj=unknown,
+            id="sitemapkit.E010",
+        )
+    ]
 
 
 class BadPaths(SitemapSource):

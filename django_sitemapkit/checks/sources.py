@@ -10,8 +10,7 @@ from urllib.parse import urlsplit
 
 from django.core.checks import CheckMessage, Error
 from django.core.exceptions import FieldError, ImproperlyConfigured
-from django.urls import get_resolver
-from django.urls.resolvers import URLResolver
+from django.urls import NoReverseMatch
 
 from django_sitemapkit.checks.declarations import describe
 from django_sitemapkit.checks.extensions import check_extensions
@@ -29,6 +28,7 @@ from django_sitemapkit.sources.declaration import (
     overrides,
 )
 from django_sitemapkit.sources.plan import columns
+from django_sitemapkit.urltemplates import namespaced_resolver
 from django_sitemapkit.values import CHANGEFREQS, format_lastmod, format_priority
 
 
@@ -268,19 +268,12 @@ def check_url_name(source: BaseSource, url_name: str, kwargs: set[str]) -> list[
 
 
 def url_parameter_sets(url_name: str) -> list[tuple[set[str], set[str]]]:
-    """(required, allowed) keyword sets of every pattern ``reverse(url_name)`` may use."""
-    *namespaces, name = url_name.split(":")
-    resolver: URLResolver = get_resolver()
-    for namespace in namespaces:
-        try:
-            _, resolver = resolver.namespace_dict[namespace]
-        except KeyError:
-            try:
-                # An application namespace resolves to its default instance.
-                instance = resolver.app_dict[namespace][0]
-                _, resolver = resolver.namespace_dict[instance]
-            except (KeyError, IndexError):
-                return []
+    """(required, allowed) keyword sets of every pattern ``reverse(url_name)`` may use,
+    in the resolver its namespace walk reaches (``namespaced_resolver()``)."""
+    try:
+        resolver, name = namespaced_resolver(url_name)
+    except NoReverseMatch:
+        return []
     sets = []
     for possibility, _pattern, defaults, _converters in resolver.reverse_dict.getlist(name):
         for _result, params in possibility:
