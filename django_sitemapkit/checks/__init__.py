@@ -7,7 +7,7 @@ never reused; the README's table lists every one.
   E016, E030) and the base URL against ``django.contrib.sites`` (W001);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``sources``: each source's declarations (E005-E011, E013-E015, E017);
-- ``declarations``: how the messages name a source;
+- ``declarations``: the kind of each documented declaration and hook (E031);
 - ``extensions``: languages, alternates, images, videos, news (E026-E029);
 - ``urls``: the URLconf and middleware (W002-W004).
 """

@@ -12,7 +12,7 @@ from django.core.checks import CheckMessage, Error
 from django.core.exceptions import FieldError, ImproperlyConfigured
 from django.urls import NoReverseMatch
 
-from django_sitemapkit.checks.declarations import describe
+from django_sitemapkit.checks.declarations import check_kinds, describe
 from django_sitemapkit.checks.extensions import check_extensions
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.exceptions import InvalidEntry
@@ -73,6 +73,9 @@ def check_section_names(sources: Iterable[BaseSource]) -> list[CheckMessage]:
 
 
 def check_source(source: BaseSource) -> list[CheckMessage]:
+    errors = check_kinds(source)
+    if errors:
+        return errors  # the checks below read these declarations as documented
     errors = check_limit_attribute(source) + check_constants(source) + check_extensions(source)
     if isinstance(source, SitemapSource):
         errors += check_queryset_source(source)
