@@ -1,0 +1,159 @@
+"""System checks of the ``SITEMAPKIT_*`` settings of every site: the base URL, the
+limits, strictness and news age; and the base URL against ``django.contrib.sites``
+(a database check). The settings of pre-rendered files are checked in ``files``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DatabaseError
+from django.http.request import split_domain_port, validate_host
+
+from django_sitemapkit.checks.files import check_file_settings
+from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.locations import Origin, base_url_problem
+
+
+def check_settings(**kwargs: Any) -> list[CheckMessage]:
+    errors = check_base_url() + check_limit() + check_strict()
+    if not errors:
+        errors += check_allowed_hosts()
+    return errors + check_file_settings() + check_news_max_age()
+
+
+def check_news_max_age() -> list[CheckMessage]:
+    value = conf.raw("NEWS_MAX_AGE")
+    if isinstance(value, dt.timedelta) and value > dt.timedelta(0):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_NEWS_MAX_AGE is {value!r}, not a positive timedelta.",
+            hint="Set it to a datetime.timedelta such as timedelta(days=2) (Google News "
+            "reads articles of the last two days), or remove it.",
+            id="sitemapkit.E030",
+        )
+    ]
+
+
+def check_base_url() -> list[CheckMessage]:
+    value = conf.raw("BASE_URL")
+    if value is None or value == "":
+        return [
+            Error(
+                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
+                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
+                "such as 'https://www.example.com'.",
+                id="sitemapkit.E001",
+            )
+        ]
+    problem = base_url_problem(value)
+    if problem is None:
+        return []
+    parts = urlsplit(value) if isinstance(value, str) else None
+    if problem in ("is not an absolute http or https URL", "has an invalid port"):
+        return [
+            Error(
+                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+                hint="Set it to 'http://' or 'https://' followed by the site's host, such as "
+                "'https://www.example.com'.",
+                id="sitemapkit.E002",
+            )
+        ]
+    assert parts is not None
+    fixed = Origin.from_parts(parts).url
+    hint = f"Set SITEMAPKIT_BASE_URL to {fixed!r}."
+    if problem == "carries a path":
+        hint += " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead."
+    return [
+        Error(
+            f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+            hint=hint,
+            id="sitemapkit.E003",
+        )
+    ]
+
+
+def check_allowed_hosts() -> list[CheckMessage]:
+    # With DEBUG on and ALLOWED_HOSTS empty Django serves localhost only, as
+    # in development: there the check would only be noise.
+    if settings.DEBUG and not settings.ALLOWED_HOSTS:
+        return []
+    origin = Origin.from_settings()
+    if validate_host(origin.host, settings.ALLOWED_HOSTS):
+        return []
+    return [
+        Error(
+            f"The host of SITEMAPKIT_BASE_URL, {origin.host!r}, is not accepted by "
+            f"ALLOWED_HOSTS {settings.ALLOWED_HOSTS!r}.",
+            hint=f"Add {origin.host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            "the site is served on.",
+            id="sitemapkit.E004",
+        )
+    ]
+
+
+def check_sites_framework(
+    databases: Iterable[str] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """Registered with the database tag: Django runs it in ``migrate`` and in
+    ``check --database``, where a query is expected."""
+    from django.apps import apps
+
+    if not databases or not apps.is_installed("django.contrib.sites"):
+        return []
+    if base_url_problem(conf.BASE_URL) is not None:
+        return []  # reported by check_settings
+    from django.contrib.sites.models import Site
+
+    try:
+        domain = Site.objects.get_current().domain
+    except (DatabaseError, ImproperlyConfigured, Site.DoesNotExist):
+        # No table or no row yet (before the first migrate): nothing to compare.
+        return []
+    origin = Origin.from_settings()
+    host, port = split_domain_port(domain)
+    if host == origin.host and (not port or int(port) == origin.port):
+        return []
+    return [
+        Warning(
+            f"SITEMAPKIT_BASE_URL {conf.BASE_URL!r} names another host than the current "
+            f"Site's domain {domain!r} (django.contrib.sites).",
+            hint="Make them agree: update the Site's domain in the admin, or "
+            "SITEMAPKIT_BASE_URL. Sitemaps are built on SITEMAPKIT_BASE_URL.",
+            id="sitemapkit.W001",
+        )
+    ]
+
+
+def check_limit() -> list[CheckMessage]:
+    value = conf.raw("LIMIT")
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_URLS:
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_LIMIT is {value!r}, not a whole number from 1 to {MAX_URLS:,}.",
+            hint=f"Set SITEMAPKIT_LIMIT to at most {MAX_URLS} (the protocol's cap), or remove it.",
+            id="sitemapkit.E012",
+        )
+    ]
+
+
+def check_strict() -> list[CheckMessage]:
+    value = conf.raw("STRICT")
+    if isinstance(value, bool):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_STRICT is {value!r}, not True or False.",
+            hint="Set SITEMAPKIT_STRICT = True to raise on invalid entries, or False to skip "
+            "and log them.",
+            id="sitemapkit.E016",
+        )
+    ]

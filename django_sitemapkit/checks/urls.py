@@ -1,0 +1,83 @@
+"""System checks of the URLconf and middleware the sitemap is served through."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Warning
+from django.core.exceptions import ImproperlyConfigured
+from django.middleware.gzip import GZipMiddleware
+from django.urls import NoReverseMatch
+from django.utils.module_loading import import_string
+
+from django_sitemapkit.locations import fixed_script_prefix, index_path, sitemap_directory
+
+
+def check_urls(**kwargs: Any) -> list[CheckMessage]:
+    try:
+        directory = sitemap_directory_if_mounted()
+    except ImproperlyConfigured:
+        return []
+    if directory is None:
+        return [
+            Warning(
+                "django_sitemapkit.urls is not included in ROOT_URLCONF, so the sitemap "
+                "index and pages have no URL.",
+                hint="Add path('', include('django_sitemapkit.urls')) to your urlpatterns.",
+                id="sitemapkit.W002",
+            )
+        ]
+    if directory == fixed_script_prefix():
+        return []
+    return [
+        Warning(
+            f"django_sitemapkit.urls is mounted under {directory!r}: by the protocol's "
+            "location rule the sitemap may then list only URLs under that path, and other "
+            "entries are skipped.",
+            hint="Include django_sitemapkit.urls at the root of your URLconf: "
+            "path('', include('django_sitemapkit.urls')).",
+            id="sitemapkit.W003",
+        )
+    ]
+
+
+def check_middleware(**kwargs: Any) -> list[CheckMessage]:
+    try:
+        directory = sitemap_directory_if_mounted()
+    except ImproperlyConfigured:
+        return []
+    if directory is None:
+        return []  # sitemapkit.W002
+    return [
+        Warning(
+            f"MIDDLEWARE lists {entry!r}, which compresses responses without regard to their "
+            "type: the sitemap's .xml.gz files (application/gzip) would be gzipped a second "
+            "time.",
+            hint="Remove it from MIDDLEWARE and compress in the web server or CDN instead, by "
+            "content type (application/xml, not application/gzip).",
+            id="sitemapkit.W004",
+        )
+        for entry in settings.MIDDLEWARE
+        if is_gzip_middleware(entry)
+    ]
+
+
+def is_gzip_middleware(entry: object) -> bool:
+    if not isinstance(entry, str):
+        return False
+    try:
+        middleware = import_string(entry)
+    except Exception:
+        # Django reports a middleware it cannot import when it loads them;
+        # this check must not fail in its place, or hide its message.
+        return False
+    return isinstance(middleware, type) and issubclass(middleware, GZipMiddleware)
+
+
+def sitemap_directory_if_mounted() -> str | None:
+    try:
+        index_path()
+    except NoReverseMatch:
+        return None
+    return sitemap_directory()

@@ -1,0 +1,127 @@
+"""Checks of the URLconf and middleware (checks/urls.py)."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.checks import Warning
+from django.core.management import call_command
+from django.middleware.gzip import GZipMiddleware
+from django.test import override_settings
+
+from django_sitemapkit.checks import check_middleware, check_urls
+
+# -- URLconf ---------------------------------------------------------------------------
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_without_sitemaps")
+def test_w002_urls_not_included() -> None:
+    assert check_urls() == [
+        Warning(
+            "django_sitemapkit.urls is not included in ROOT_URLCONF, so the sitemap index and "
+            "pages have no URL.",
+            hint="Add path('', include('django_sitemapkit.urls')) to your urlpatterns.",
+            id="sitemapkit.W002",
+        )
+    ]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_w003_mounted_under_a_sub_path() -> None:
+    assert check_urls() == [
+        Warning(
+            "django_sitemapkit.urls is mounted under '/shop/': by the protocol's location rule "
+            "the sitemap may then list only URLs under that path, and other entries are "
+            "skipped.",
+            hint="Include django_sitemapkit.urls at the root of your URLconf: "
+            "path('', include('django_sitemapkit.urls')).",
+            id="sitemapkit.W003",
+        )
+    ]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath", FORCE_SCRIPT_NAME="/shop")
+def test_w003_quiet_when_the_whole_site_is_under_the_prefix() -> None:
+    # Mounted at the root of a site deployed under /shop/shop/... is still a
+    # sub-path; mounted at the root of the URLconf is not.
+    assert check_urls()[0].id == "sitemapkit.W003"
+    with override_settings(ROOT_URLCONF="testapp.urls"):
+        assert check_urls() == []
+
+
+# -- middleware ----------------------------------------------------------------------
+
+
+class CompressingMiddleware(GZipMiddleware):
+    pass
+
+
+def not_a_class(get_response: object) -> object:
+    return get_response
+
+
+GZIP_HINT = (
+    "Remove it from MIDDLEWARE and compress in the web server or CDN instead, by content "
+    "type (application/xml, not application/gzip)."
+)
+
+
+def w004(entry: str) -> Warning:
+    return Warning(
+        f"MIDDLEWARE lists {entry!r}, which compresses responses without regard to their type: "
+        "the sitemap's .xml.gz files (application/gzip) would be gzipped a second time.",
+        hint=GZIP_HINT,
+        id="sitemapkit.W004",
+    )
+
+
+@override_settings(
+    MIDDLEWARE=[
+        "django.middleware.common.CommonMiddleware",
+        "no.such.Middleware",
+        "testapp.NoSuchMiddleware",
+        f"{__name__}.not_a_class",
+        "django.middleware.gzip.GZipMiddleware",
+        f"{__name__}.CompressingMiddleware",
+    ]
+)
+def test_w004_gzip_middleware_and_its_subclasses() -> None:
+    assert check_middleware() == [
+        w004("django.middleware.gzip.GZipMiddleware"),
+        w004(f"{__name__}.CompressingMiddleware"),
+    ]
+
+
+def test_w004_survives_a_middleware_whose_module_fails_to_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "broken_middleware.py").write_text("raise RuntimeError('needs a setting')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    middleware = ["broken_middleware.Middleware", "django.middleware.gzip.GZipMiddleware"]
+    with override_settings(MIDDLEWARE=middleware):
+        assert check_middleware() == [w004("django.middleware.gzip.GZipMiddleware")]
+
+
+@override_settings(MIDDLEWARE=["django.middleware.common.CommonMiddleware"])
+def test_w004_quiet_without_it() -> None:
+    assert check_middleware() == []
+
+
+@override_settings(
+    MIDDLEWARE=["django.middleware.gzip.GZipMiddleware"],
+    ROOT_URLCONF="testapp.urls_without_sitemaps",
+)
+def test_w004_quiet_when_the_sitemap_is_not_mounted() -> None:
+    assert check_middleware() == []
+
+
+@override_settings(MIDDLEWARE=["django.middleware.gzip.GZipMiddleware"])
+def test_middleware_check_is_registered() -> None:
+    out = StringIO()
+    call_command("check", stdout=out, stderr=out)
+    assert (
+        "?: (sitemapkit.W004) MIDDLEWARE lists 'django.middleware.gzip.GZipMiddleware', "
+        "which compresses responses" in out.getvalue()
+    )
