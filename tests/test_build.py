@@ -830,6 +830,8 @@ class Observed(AtRow):
 
 
 @pytest.mark.django_db(transaction=True)
+# Rows are written a chunk at a time: the 10th is written while the cursor still has rows.
+@override_settings(SITEMAPKIT_CHUNK_SIZE=5)
 def test_rows_stream_from_a_cursor_without_hold_on_postgresql(
     sources: Sources, tmp_path: Path
 ) -> None:
