@@ -15,7 +15,14 @@ from itertools import chain
 from typing import NamedTuple
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.encoder import Entry, Layout, Lines, sitemap_element, url_element
+from django_sitemapkit.encoder import (
+    Entry,
+    Layout,
+    Lines,
+    entry_lines,
+    sitemap_element,
+    url_element,
+)
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import Origin, page_path
 from django_sitemapkit.names import GZIP_SUFFIX
@@ -24,23 +31,21 @@ from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats, Tally
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import Chunk, close_iterator
-from django_sitemapkit.values import format_lastmod, newest_lastmod
+from django_sitemapkit.values import format_lastmod
 
 logger = logging.getLogger("django_sitemapkit")
 
 
 def page_runs(
     plan: Plan,
-    page: int | None,
+    page: int,
     start: tuple[object, ...] | None = None,
     tally: Tally | None = None,
     element: Callable[[Entry], str] = url_element,
 ) -> Iterator[Lines]:
-    """The lines of ``page`` (of every page in turn when ``None``), a chunk of rows at a
-    time, each chunk written in the plan's context."""
-    pager = plan.pager
-    chunks = pager.all_chunks(tally) if page is None else pager.chunks(page, start, tally)
-    return written(plan, chunks, tally, element)
+    """The lines of ``page``, a chunk of rows at a time, each chunk written in the
+    plan's context."""
+    return written(plan, plan.pager.chunks(page, start, tally), tally, element)
 
 
 def written(
@@ -103,7 +108,8 @@ def located(line: str) -> str:
 
 
 def first_run(runs: Iterator[Lines]) -> Iterator[Lines] | None:
-    """``runs`` from its first line on, or ``None`` (and ``runs`` closed) if it has none."""
+    """``runs`` from its first line on, or ``None`` if it has none (``runs`` is then
+    exhausted, and its rows closed with it)."""
     for lines, lastmods in runs:
         if lines:
             return chain([(lines, lastmods)], runs)
@@ -171,8 +177,4 @@ def index_entries(pages: Iterable[IndexedPage], origin: Origin) -> list[Entry]:
 
 
 def index_runs(entries: list[Entry]) -> Iterator[Lines]:
-    yield [sitemap_element(entry) for entry in entries], [entry.lastmod for entry in entries]
-
-
-def newest(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
-    return newest_lastmod(values)
+    yield entry_lines(entries, sitemap_element)

@@ -19,10 +19,10 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from django.urls import NoReverseMatch, get_script_prefix, reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
 
-from django_sitemapkit.urltemplates import namespaced_resolver
+from django_sitemapkit.resolution import only_reversal
 
 Fill = Callable[[Mapping[str, Any]], str]
 
@@ -31,19 +31,10 @@ def compiled_reverse(url_name: str, names: Collection[str]) -> Fill | None:
     """``reverse(url_name, kwargs=...)`` for kwargs named ``names``, or ``None`` where
     the name has more than one way to be reversed. Build it where ``reverse()`` would
     run: it reads the current URLconf, script prefix and (through the resolver) language."""
-    try:
-        resolver, view = namespaced_resolver(url_name)
-    except NoReverseMatch:
+    reversal = only_reversal(url_name, names)
+    if reversal is None or reversal.defaults:
         return None
-    possibilities = resolver.reverse_dict.getlist(view)
-    if len(possibilities) != 1:
-        return None
-    forms, pattern, defaults, converters = possibilities[0]
-    if len(forms) != 1 or defaults:
-        return None
-    result, params = forms[0]
-    if sorted(params) != sorted(names):
-        return None
+    result, _, pattern, _, converters = reversal
     prefix = get_script_prefix()
     candidate = prefix.replace("%", "%%") + result
     matches = re.compile(f"^{re.escape(prefix)}{pattern}").search

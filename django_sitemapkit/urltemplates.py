@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from django.urls import NoReverseMatch, converters, get_script_prefix, get_urlconf, reverse
-from django.urls.resolvers import URLResolver, get_ns_resolver, get_resolver
+from django.urls import NoReverseMatch, converters, get_script_prefix, reverse
 from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
 
+from django_sitemapkit.resolution import only_reversal
 from django_sitemapkit.uris import DOT_SEGMENT
 
 # What reverse() leaves unquoted: RFC 3986 section 3.3, "pchar".
@@ -141,19 +141,10 @@ class UrlTemplate:
 
     @classmethod
     def _from_resolver(cls, url_name: str, names: Collection[str]) -> UrlTemplate | None:
-        try:
-            resolver, view = namespaced_resolver(url_name)
-        except NoReverseMatch:
+        reversal = only_reversal(url_name, names)
+        if reversal is None:
             return None
-        possibilities = resolver.reverse_dict.getlist(view)
-        if len(possibilities) != 1:
-            return None
-        forms, pattern, _defaults, pattern_converters = possibilities[0]
-        if len(forms) != 1:
-            return None
-        result, params = forms[0]
-        if sorted(params) != sorted(names) or len(set(params)) != len(params):
-            return None
+        result, params, pattern, _defaults, pattern_converters = reversal
         slots = []
         for name in params:
             converter = pattern_converters.get(name)
@@ -276,25 +267,3 @@ def one_plain_slot(
         return general(row)
 
     return locate
-
-
-def namespaced_resolver(url_name: str) -> tuple[URLResolver, str]:
-    """The resolver ``reverse(url_name)`` asks, and the name within it: its namespace
-    walk without a ``current_app`` (an application namespace picks its default instance)."""
-    resolver = get_resolver(get_urlconf())
-    *namespaces, view = url_name.split(":")
-    pattern = ""
-    namespace_converters: dict[str, Any] = {}
-    for namespace in namespaces:
-        instances = resolver.app_dict.get(namespace)
-        if instances and namespace not in instances:
-            namespace = instances[0]
-        try:
-            extra, resolver = resolver.namespace_dict[namespace]
-        except KeyError:
-            raise NoReverseMatch(f"{namespace!r} is not a registered namespace") from None
-        pattern += extra
-        namespace_converters.update(resolver.pattern.converters)
-    if pattern:
-        resolver = get_ns_resolver(pattern, resolver, tuple(namespace_converters.items()))
-    return resolver, view

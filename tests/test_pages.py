@@ -150,7 +150,7 @@ def test_pages_read_by_keyset_are_the_pages_read_by_offset(
     # 13 published articles: four full pages and one of a single row.
     assert [len(pks) for pks in pages] == [3, 3, 3, 3, 1]
     plan = compile_plan(source)
-    assert plan.pager.key == key
+    assert query_pager(plan).key == key
     pk = pk_reader(plan)
 
     for page, pks in enumerate([*pages, []], start=1):

@@ -19,6 +19,7 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import Origin
 from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.registry import registry
+from django_sitemapkit.resolution import namespaced_resolver
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     Field,
@@ -28,7 +29,6 @@ from django_sitemapkit.sources.declaration import (
     overrides,
 )
 from django_sitemapkit.sources.plan import columns
-from django_sitemapkit.urltemplates import namespaced_resolver
 from django_sitemapkit.values import CHANGEFREQS, format_lastmod, format_priority
 
 

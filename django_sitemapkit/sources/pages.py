@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from django.db import DatabaseError
@@ -50,8 +50,6 @@ class Tally:
 
     rows: int = 0
     skipped: int = 0
-    #: How log messages name each skipped row, for a caller that reports them.
-    skipped_keys: list[str] = field(default_factory=list)
 
 
 def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: bool) -> None:
@@ -62,7 +60,6 @@ def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: b
     logger.warning(message)
     if tally is not None:
         tally.skipped += 1
-        tally.skipped_keys.append(key)
 
 
 def is_undecodable(exc: BaseException) -> bool:
@@ -243,8 +240,6 @@ class StaticPager:
     page_size: int
     #: A function from a page to its lastmod value (or the declared constant's).
     lastmod_of: Callable[[Any], Any] | None
-    raw: bool = False
-    key: None = None
 
     def count(self) -> int:
         return len(self.pages)

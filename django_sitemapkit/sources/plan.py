@@ -151,7 +151,7 @@ def listed(source: SitemapSource) -> QuerySet[Any]:
 
 def queryset_plan(source: SitemapSource, policy: LocationPolicy) -> Plan:
     cls = type(source)
-    page_size, url_limit, languages = sizes(source)
+    page_size, _, languages = sizes(source)
     queryset = listed(source)
     ordering = order_by(source, queryset)
     ordered = queryset.order_by(*ordering)
@@ -197,27 +197,15 @@ def queryset_plan(source: SitemapSource, policy: LocationPolicy) -> Plan:
             source, "priority", field_path(source, "priority", True), read_field, None
         ),
     )
-    document = urlset(extension_prefixes(source))
     writer = compile_writer(
         source, policy, format_, maker, locator, read_field, languages, queryset, rows.db
     )
-    return Plan(
-        source,
-        cls.name,
-        page_size,
-        url_limit,
-        languages,
-        document,
-        pager,
-        format_,
-        writer,
-        rows.db,
-    )
+    return finished(source, pager, format_, writer, rows.db)
 
 
 def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
     cls = type(source)
-    page_size, url_limit, languages = sizes(source)
+    page_size, _, languages = sizes(source)
     lastmod = declared(source, "lastmod")
     lastmod_of: Callable[[Any], Any] | None = None
     if callable(lastmod):
@@ -242,16 +230,23 @@ def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
     writer = compile_writer(
         source, policy, RowFormat.STATIC, maker, locator, read_field, languages, None, None
     )
+    return finished(source, pager, RowFormat.STATIC, writer, None)
+
+
+def finished(
+    source: BaseSource, pager: Pager, row_format: RowFormat, writer: Writer, database: str | None
+) -> Plan:
+    page_size, url_limit, languages = sizes(source)
     document = urlset(extension_prefixes(source))
     return Plan(
         source,
-        cls.name,
+        type(source).name,
         page_size,
         url_limit,
         languages,
         document,
         pager,
-        RowFormat.STATIC,
+        row_format,
         writer,
-        None,
+        database,
     )

@@ -19,7 +19,7 @@ from django.utils import translation
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoder import NEEDS_ESCAPE as needs_escape
-from django_sitemapkit.encoder import Entry, escape, url_element
+from django_sitemapkit.encoder import Entry, entry_lines, escape, url_element
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import RelatedQuery
 from django_sitemapkit.locations import LocationPolicy
@@ -77,8 +77,7 @@ class Writer:
         """The lines of a chunk for ``element`` (the XML ``<url>``, or an HTML row)."""
         if self.extender is None and element is url_element:
             return self.direct_lines(chunk, tally)
-        made = self.entries(chunk, tally)
-        return [element(entry) for entry in made], [entry.lastmod for entry in made]
+        return entry_lines(self.entries(chunk, tally), element)
 
     def direct_lines(self, chunk: Chunk, tally: Tally | None) -> Lines:
         """What ``url_element(make(row))`` gives for each row, as one loop over the

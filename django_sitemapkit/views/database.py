@@ -19,13 +19,13 @@ from django_sitemapkit.pipeline import (
     index_entries,
     index_runs,
     indexed_pages,
-    newest,
     page_runs,
     sections,
 )
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import close_iterator
+from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.http import (
     HTML,
     ClosingStream,
@@ -55,7 +55,7 @@ def sections_etag(label: str, found: list[Section]) -> str:
 
 def database_index(request: HttpRequest, representation: Representation) -> HttpResponseBase:
     found = listed_sections()
-    lastmod = newest(item.stats.lastmod for item in found)
+    lastmod = newest_lastmod(item.stats.lastmod for item in found)
 
     def body() -> Iterator[bytes]:
         entries = index_entries(indexed_pages(found), Origin.from_settings())
@@ -178,7 +178,7 @@ def checked_page(encoder: Encoder, runs: Iterator[Lines], plan: Plan, page: int)
 def database_html_index(request: HttpRequest) -> HttpResponseBase:
     found = listed_sections()
     origin = Origin.from_settings()
-    lastmod = newest(item.stats.lastmod for item in found)
+    lastmod = newest_lastmod(item.stats.lastmod for item in found)
 
     def body() -> Iterator[bytes]:
         pages = indexed_pages(found)
