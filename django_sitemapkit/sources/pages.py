@@ -183,33 +183,53 @@ class QueryPager:
         """The scope's rows; a row the driver cannot decode costs that row alone.
 
         The cursor cannot step past such a row, and the rows fetched with it
-        are lost with the error: they are read again one at a time up to it,
-        the row is skipped and logged with its key, and reading goes on after it.
+        are lost with the error (older sqlite3 modules even fail on the row
+        before it, which they read ahead): the rows are read again one query
+        each, up to the one that fails alone; it is skipped and logged with
+        its key, and reading goes on after it.
         """
         offset = 0
-        chunk_size = self.chunk_size
         while True:
-            fetched = self.fetch(scope, offset, chunk_size)
+            fetched = self.fetch(scope, offset, self.chunk_size)
+            failed = None
             try:
                 for chunk in fetched:
                     offset += len(chunk)
                     if tally is not None:
                         tally.rows += len(chunk)
                     yield chunk
-                return
             except DatabaseError as exc:
                 if not is_undecodable(exc):
                     raise
-                if chunk_size > 1:
-                    chunk_size = 1  # read up to the row, then past it
-                    continue
-                if not self.skip_undecodable(scope, offset, exc, tally):
-                    return
-                offset += 1
-                chunk_size = self.chunk_size
+                failed = exc
             finally:
                 # Closed now, with its cursor, however the reading stops.
                 close_iterator(fetched)
+            if failed is None:
+                return
+            while rows := self.row_at(scope, offset):
+                offset += 1
+                if tally is not None:
+                    tally.rows += 1
+                yield rows
+            if rows is not None or not self.skip_undecodable(scope, offset, failed, tally):
+                return
+            offset += 1
+
+    def row_at(self, scope: Scope, offset: int) -> Chunk | None:
+        """The row at ``offset``, read alone: ``[row]``, ``[]`` past the last one, or
+        ``None`` if the driver cannot decode it."""
+        rows = scope.slice(scope.rows, offset, 1)
+        fetched = raw_chunks(rows, 1) if self.raw else orm_chunks(rows, 1)
+        try:
+            found = [row for chunk in fetched for row in chunk]
+        except DatabaseError as exc:
+            if not is_undecodable(exc):
+                raise
+            return None
+        finally:
+            close_iterator(fetched)
+        return found
 
     def skip_undecodable(
         self, scope: Scope, offset: int, exc: DatabaseError, tally: Tally | None
