@@ -115,6 +115,14 @@ def value_of(
     return Value(read=formatted)
 
 
+def unreversed(exc: NoReverseMatch | UnicodeError) -> InvalidEntry:
+    """Why a row's URL could not be built, as the entry's error."""
+    if isinstance(exc, UnicodeError):
+        # A lone surrogate cannot be percent-encoded (RFC 3986 section 2.5: UTF-8).
+        return InvalidEntry(f"its URL cannot be encoded ({exc})")
+    return InvalidEntry(f"its URL does not reverse ({exc})")
+
+
 def hook_locator(source: BaseSource, policy: LocationPolicy) -> Callable[[Any], str]:
     """``location(row)``, the project's or the default, checked by the policy."""
     location = source.location
@@ -122,11 +130,8 @@ def hook_locator(source: BaseSource, policy: LocationPolicy) -> Callable[[Any], 
     def locate(row: Any) -> str:
         try:
             found = location(row)
-        except NoReverseMatch as exc:
-            raise InvalidEntry(f"its URL does not reverse ({exc})") from exc
-        except UnicodeError as exc:
-            # A lone surrogate cannot be percent-encoded (RFC 3986 section 2.5: UTF-8).
-            raise InvalidEntry(f"its URL cannot be encoded ({exc})") from exc
+        except (NoReverseMatch, UnicodeError) as exc:
+            raise unreversed(exc) from exc
         if not isinstance(found, str):
             raise InvalidEntry(f"location {found!r} is not a string")
         return policy.absolute(found)
@@ -165,10 +170,8 @@ def url_name_locator(
             kwargs[kwarg] = value
         try:
             location = fill(kwargs)
-        except NoReverseMatch as exc:
-            raise InvalidEntry(f"its URL does not reverse ({exc})") from exc
-        except UnicodeError as exc:
-            raise InvalidEntry(f"its URL cannot be encoded ({exc})") from exc
+        except (NoReverseMatch, UnicodeError) as exc:
+            raise unreversed(exc) from exc
         return policy.absolute_path(location)
 
     if template is None:
