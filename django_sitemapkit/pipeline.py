@@ -131,10 +131,6 @@ class Section(NamedTuple):
     plan: Plan
     stats: SectionStats
 
-    @property
-    def pages(self) -> int:
-        return -(-self.stats.rows // self.plan.page_size)
-
 
 def sections() -> list[Section]:
     """Every registered section with its aggregate: one query each."""

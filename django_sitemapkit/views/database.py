@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from django.http import Http404, HttpRequest, HttpResponseBase
 
@@ -86,10 +86,6 @@ def checked_index(entries: list[Entry]) -> Iterator[bytes]:
             f"{len(entries):,}",
             f"{conf.MAX_BYTES:,}",
         )
-
-
-# Writes a page's bytes from its lines: the XML, or the HTML.
-PageWriter = Callable[[Iterator[Lines], Plan, int], Iterator[bytes]]
 
 
 def database_page(
