@@ -317,7 +317,9 @@ def test_raw_datetimes_are_the_orm_datetimes() -> None:
     assert sorted(raw) == sorted(instants)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="a psycopg 3 loader")
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="needs PostgreSQL: a psycopg 3 loader"
+)
 def test_postgresql_reads_timestamptz_with_psycopg_s_own_loader() -> None:
     from psycopg import adapters, postgres, pq
 
@@ -343,7 +345,9 @@ def test_a_queryset_that_matches_nothing_has_no_rows(caplog: pytest.LogCaptureFi
     assert entries_and_log(source, caplog) == ([], [])
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="a psycopg 3 loader")
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="needs PostgreSQL: a psycopg 3 loader"
+)
 def test_a_session_in_another_time_zone_keeps_django_s_loader() -> None:
     from psycopg import adapters, postgres, pq
 
@@ -369,7 +373,8 @@ def test_a_session_in_another_time_zone_keeps_django_s_loader() -> None:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(
-    connection.vendor == "sqlite", reason="Django never closes an in-memory SQLite database"
+    connection.vendor == "sqlite",
+    reason="needs PostgreSQL: Django never closes an in-memory SQLite database",
 )
 def test_rows_left_open_when_the_connection_is_closed_are_dropped_quietly() -> None:
     # Found by the load run: under ASGI, Django closes the connection of a

@@ -997,7 +997,8 @@ class MissingTable(ArticleSource):
 
 @pytest.mark.skipif(
     connection.vendor == "sqlite",
-    reason="sqlite3 reports a missing table as OperationalError, as it does a lost connection",
+    reason="needs PostgreSQL: sqlite3 reports a missing table as OperationalError,"
+    " as it does a lost connection",
 )
 def test_a_bug_in_a_query_stays_a_500_not_a_503(client: Client, sources: Sources) -> None:
     # Retrying would not mend it: the error reaches Django's handler (and an
