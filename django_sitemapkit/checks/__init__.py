@@ -3,8 +3,9 @@
 One module per subject; ``apps.py`` registers the entry points below. Ids are
 never reused; the README's table lists every one.
 
-- ``settings``: the ``SITEMAPKIT_*`` settings of every site (E001-E004, E012,
-  E016, E030) and the base URL against ``django.contrib.sites`` (W001);
+- ``settings``: the ``SITEMAPKIT_*`` settings of every site (E012, E016, E030)
+  and the base URL against ``django.contrib.sites`` (W001);
+- ``base_url``: ``SITEMAPKIT_BASE_URL`` (E001-E004, E032, W005, W007);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``sources``: each source's declarations (E005-E011, E013-E015, E017);
 - ``declarations``: the kind of each documented declaration and hook (E031);
