@@ -10,7 +10,8 @@ never reused; the README's table lists every one.
 - ``sources``: each source's declarations (E005-E011, E013-E015, E017);
 - ``declarations``: the kind of each documented declaration and hook (E031);
 - ``extensions``: languages, alternates, images, videos, news (E026-E029);
-- ``urls``: the URLconf and middleware (W002-W004).
+- ``urls``: the URLconf and middleware (E033, W002-W004), with ``scope``
+  telling which sources fall under the sitemap's directory.
 """
 
 from __future__ import annotations
