@@ -16,6 +16,7 @@ class SitemapkitConfig(AppConfig):
         autodiscover_modules("sitemaps")
         checks.register(sitemap_checks.check_settings)
         checks.register(sitemap_checks.check_sources)
+        checks.register(sitemap_checks.check_discovery)
         checks.register(sitemap_checks.check_urls, checks.Tags.urls)
         checks.register(sitemap_checks.check_middleware, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import posixpath
+import string
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,13 +27,28 @@ from django_sitemapkit.uris import (
 MAX_LOCATION_LENGTH = 2_048
 DEFAULT_PORTS = {"http": 80, "https": 443}
 URL_NAMESPACE = "sitemapkit"
+# RFC 3986 section 3.2: what a host (a registered name, or an IP literal in
+# brackets) and a port are written with. urlsplit() accepts far more, and
+# quietly drops tabs, newlines and leading spaces, so the text is read first.
+AUTHORITY_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=%[]:")
 
 
 def base_url_problem(value: object) -> str | None:
-    """Why ``value`` cannot serve as ``SITEMAPKIT_BASE_URL``, or ``None`` if it can."""
+    """Why ``value`` cannot serve as ``SITEMAPKIT_BASE_URL``, or ``None`` if it can.
+
+    The same answer refuses the value at ``manage.py check`` and at run time
+    (``Origin.from_settings()``): nothing is stripped or normalised in one
+    place and refused in the other.
+    """
     if not isinstance(value, str) or not value:
         return "is not set"
-    parts = urlsplit(value)
+    unfit = unfit_characters(value)
+    if unfit is not None:
+        return unfit
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # an unclosed "[" of an IPv6 host
+        return "is not an absolute http or https URL"
     try:
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError:
@@ -45,6 +62,40 @@ def base_url_problem(value: object) -> str | None:
     if parts.path not in ("", "/"):
         return "carries a path"
     return None
+
+
+def unfit_characters(value: str) -> str | None:
+    """Why ``value`` holds characters no base URL can: whitespace or control
+    characters anywhere, or what a host and port cannot be written with."""
+    if any(character.isspace() or unicodedata.category(character)[0] == "Z" for character in value):
+        return "contains whitespace"
+    if any(unicodedata.category(character)[0] == "C" for character in value):
+        return "contains control characters"
+    bad = [character for character in authority(value) if character not in AUTHORITY_CHARACTERS]
+    if bad:
+        listed = ", ".join(repr(character) for character in dict.fromkeys(bad))
+        return f"has characters that cannot stand in a URL's host or port ({listed})"
+    return None
+
+
+def authority(value: str) -> str:
+    """The host and port of ``value`` as written, credentials left out."""
+    _scheme, separator, rest = value.partition("://")
+    if not separator:
+        return ""
+    end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+    return rest[:end].rpartition("@")[2]
+
+
+def trimmed(value: str) -> str:
+    """``value`` without the whitespace and control characters at its ends."""
+
+    def fit(character: str) -> bool:
+        return not (character.isspace() or unicodedata.category(character)[0] in "CZ")
+
+    start = next((i for i, c in enumerate(value) if fit(c)), len(value))
+    end = next((i for i in range(len(value), start, -1) if fit(value[i - 1])), start)
+    return value[start:end]
 
 
 @dataclass(frozen=True)

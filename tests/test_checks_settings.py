@@ -1,4 +1,5 @@
-"""Checks of the SITEMAPKIT_* settings of every site, and W001 (checks/settings.py)."""
+"""Checks of the SITEMAPKIT_* settings of every site, and W001 (checks/settings.py); the
+base URL's own checks are in test_checks_base_url.py."""
 
 from __future__ import annotations
 
@@ -12,89 +13,6 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from django_sitemapkit.checks import check_settings, check_sites_framework
-
-
-@pytest.mark.parametrize("value", [None, ""])
-def test_e001_base_url_missing(value: str | None) -> None:
-    with override_settings(SITEMAPKIT_BASE_URL=value):
-        assert check_settings() == [
-            Error(
-                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
-                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
-                "such as 'https://www.example.com'.",
-                id="sitemapkit.E001",
-            )
-        ]
-
-
-@pytest.mark.parametrize(
-    ("value", "problem"),
-    [
-        ("www.example.com", "is not an absolute http or https URL"),
-        ("ftp://www.example.com", "is not an absolute http or https URL"),
-        ("https://www.example.com:http", "has an invalid port"),
-    ],
-)
-def test_e002_base_url_not_absolute_http(value: str, problem: str) -> None:
-    with override_settings(SITEMAPKIT_BASE_URL=value):
-        assert check_settings() == [
-            Error(
-                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
-                hint="Set it to 'http://' or 'https://' followed by the site's host, such as "
-                "'https://www.example.com'.",
-                id="sitemapkit.E002",
-            )
-        ]
-
-
-@pytest.mark.parametrize(
-    ("value", "problem", "extra"),
-    [
-        ("https://www.example.com/?utm=1", "carries a query string or fragment", ""),
-        ("https://www.example.com#top", "carries a query string or fragment", ""),
-        ("https://me:pw@www.example.com", "carries credentials", ""),
-        (
-            "https://www.example.com/blog",
-            "carries a path",
-            " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead.",
-        ),
-    ],
-)
-def test_e003_base_url_with_more_than_an_origin(value: str, problem: str, extra: str) -> None:
-    with override_settings(SITEMAPKIT_BASE_URL=value):
-        assert check_settings() == [
-            Error(
-                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
-                hint="Set SITEMAPKIT_BASE_URL to 'https://www.example.com'." + extra,
-                id="sitemapkit.E003",
-            )
-        ]
-
-
-@override_settings(ALLOWED_HOSTS=["example.com"], DEBUG=False)
-def test_e004_host_not_allowed() -> None:
-    assert check_settings() == [
-        Error(
-            "The host of SITEMAPKIT_BASE_URL, 'www.example.com', is not accepted by "
-            "ALLOWED_HOSTS ['example.com'].",
-            hint="Add 'www.example.com' to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
-            "the site is served on.",
-            id="sitemapkit.E004",
-        )
-    ]
-
-
-@pytest.mark.parametrize(
-    "allowed", [[".example.com"], ["*"], ["www.example.com"], ["WWW.EXAMPLE.COM"]]
-)
-def test_e004_host_allowed(allowed: list[str]) -> None:
-    with override_settings(ALLOWED_HOSTS=allowed):
-        assert check_settings() == []
-
-
-@override_settings(ALLOWED_HOSTS=[], DEBUG=True)
-def test_e004_is_quiet_in_development() -> None:
-    assert check_settings() == []
 
 
 @pytest.mark.django_db

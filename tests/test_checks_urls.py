@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
-from django.core.checks import Warning
+from django.core.checks import Error, Warning
 from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.middleware.gzip import GZipMiddleware
 from django.test import override_settings
+from testapp.models import Article
 
+from django_sitemapkit import SitemapSource, StaticSource
 from django_sitemapkit.checks import check_middleware, check_urls
+from django_sitemapkit.sources import BaseSource
 
 # -- URLconf ---------------------------------------------------------------------------
+
+
+W003 = Warning(
+    "django_sitemapkit.urls is mounted under '/shop/': by the protocol's location rule "
+    "the sitemap may then list only URLs under that path, and other entries are "
+    "skipped.",
+    hint="Include django_sitemapkit.urls at the root of your URLconf: "
+    "path('', include('django_sitemapkit.urls')).",
+    id="sitemapkit.W003",
+)
 
 
 @override_settings(ROOT_URLCONF="testapp.urls_without_sitemaps")
@@ -30,16 +46,7 @@ def test_w002_urls_not_included() -> None:
 
 @override_settings(ROOT_URLCONF="testapp.urls_subpath")
 def test_w003_mounted_under_a_sub_path() -> None:
-    assert check_urls() == [
-        Warning(
-            "django_sitemapkit.urls is mounted under '/shop/': by the protocol's location rule "
-            "the sitemap may then list only URLs under that path, and other entries are "
-            "skipped.",
-            hint="Include django_sitemapkit.urls at the root of your URLconf: "
-            "path('', include('django_sitemapkit.urls')).",
-            id="sitemapkit.W003",
-        )
-    ]
+    assert check_urls() == [W003]
 
 
 @override_settings(ROOT_URLCONF="testapp.urls_subpath", FORCE_SCRIPT_NAME="/shop")
@@ -49,6 +56,100 @@ def test_w003_quiet_when_the_whole_site_is_under_the_prefix() -> None:
     assert check_urls()[0].id == "sitemapkit.W003"
     with override_settings(ROOT_URLCONF="testapp.urls"):
         assert check_urls() == []
+
+
+# -- E033: every source outside the sub-path ------------------------------------------
+
+
+class BlogPostSource(SitemapSource):
+    name = "blog"
+    queryset = Article.objects.all()
+    url_name = "blog-detail"
+    url_kwargs = {"slug": "slug"}
+
+
+class LegalSource(StaticSource):
+    name = "legal"
+    urls = [
+        "/legal/",
+        ("blog-detail", {"slug": "welcome"}),
+        "https://www.example.com/about/",
+        "/shop/../blog/",
+    ]
+
+
+class ShopSource(SitemapSource):
+    name = "shop"
+    queryset = Article.objects.all()
+    url_name = "article-detail"  # /shop/<slug>/ in urls_subpath
+    url_kwargs = {"slug": "slug"}
+
+
+class ShopPageSource(StaticSource):
+    name = "shop-pages"
+    urls = ["/legal/", "/shop/terms/"]
+
+
+class AbsoluteUrlSource(SitemapSource):
+    name = "absolute"
+    queryset = Article.objects.all()  # Article.get_absolute_url(): anything
+
+
+class LocatedSource(SitemapSource):
+    name = "located"
+    queryset = Article.objects.all()
+    url_name = "blog-detail"
+    url_kwargs = {"slug": "slug"}
+
+    def location(self, row: Any) -> str:
+        return f"/shop/{row['slug']}/"
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_e033_every_source_outside_the_sub_path(sources: Callable[..., None]) -> None:
+    sources(BlogPostSource, LegalSource)
+    assert check_urls() == [
+        Error(
+            "django_sitemapkit.urls is mounted under '/shop/', and the URLs of every source "
+            f"fall outside it (Sitemap source {__name__}.BlogPostSource, Sitemap source "
+            f"{__name__}.LegalSource): by the protocol's location rule every entry is "
+            "skipped, and the index lists pages that all answer 404.",
+            hint="Include django_sitemapkit.urls at the root of your URLconf: "
+            "path('', include('django_sitemapkit.urls')).",
+            id="sitemapkit.E033",
+        )
+    ]
+
+
+@pytest.mark.parametrize("inside", [ShopSource, ShopPageSource])
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_e033_quiet_when_one_source_is_inside(
+    sources: Callable[..., None], inside: type[BaseSource]
+) -> None:
+    sources(BlogPostSource, LegalSource, inside)
+    assert check_urls() == [W003]
+
+
+@pytest.mark.parametrize("unknown", [AbsoluteUrlSource, LocatedSource])
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_e033_quiet_when_a_source_location_is_unknown(
+    sources: Callable[..., None], unknown: type[BaseSource]
+) -> None:
+    sources(BlogPostSource, unknown)
+    assert check_urls() == [W003]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_e033_quiet_without_sources(sources: Callable[..., None]) -> None:
+    sources()
+    assert check_urls() == [W003]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_e033_is_registered(sources: Callable[..., None]) -> None:
+    sources(BlogPostSource)
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E033"):
+        call_command("check")
 
 
 # -- middleware ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
-"""System checks of the ``SITEMAPKIT_*`` settings of every site: the base URL, the
-limits, strictness and news age; and the base URL against ``django.contrib.sites``
-(a database check). The settings of pre-rendered files are checked in ``files``.
+"""System checks of the ``SITEMAPKIT_*`` settings of every site: the base URL (its
+checks live in ``base_url``), the limits, strictness and news age; and the base URL
+against ``django.contrib.sites`` (a database check). The settings of pre-rendered
+files are checked in ``files``.
 """
 
 from __future__ import annotations
@@ -8,14 +9,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
-from django.http.request import split_domain_port, validate_host
+from django.http.request import split_domain_port
 
+from django_sitemapkit.checks.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.checks.files import check_file_settings
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.locations import Origin, base_url_problem
@@ -25,7 +25,7 @@ def check_settings(**kwargs: Any) -> list[CheckMessage]:
     errors = check_base_url() + check_limit() + check_strict()
     if not errors:
         errors += check_allowed_hosts()
-    return errors + check_file_settings() + check_news_max_age()
+    return errors + check_https() + check_file_settings() + check_news_max_age()
 
 
 def check_news_max_age() -> list[CheckMessage]:
@@ -38,63 +38,6 @@ def check_news_max_age() -> list[CheckMessage]:
             hint="Set it to a datetime.timedelta such as timedelta(days=2) (Google News "
             "reads articles of the last two days), or remove it.",
             id="sitemapkit.E030",
-        )
-    ]
-
-
-def check_base_url() -> list[CheckMessage]:
-    value = conf.raw("BASE_URL")
-    if value is None or value == "":
-        return [
-            Error(
-                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
-                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
-                "such as 'https://www.example.com'.",
-                id="sitemapkit.E001",
-            )
-        ]
-    problem = base_url_problem(value)
-    if problem is None:
-        return []
-    parts = urlsplit(value) if isinstance(value, str) else None
-    if problem in ("is not an absolute http or https URL", "has an invalid port"):
-        return [
-            Error(
-                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
-                hint="Set it to 'http://' or 'https://' followed by the site's host, such as "
-                "'https://www.example.com'.",
-                id="sitemapkit.E002",
-            )
-        ]
-    assert parts is not None
-    fixed = Origin.from_parts(parts).url
-    hint = f"Set SITEMAPKIT_BASE_URL to {fixed!r}."
-    if problem == "carries a path":
-        hint += " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead."
-    return [
-        Error(
-            f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
-            hint=hint,
-            id="sitemapkit.E003",
-        )
-    ]
-
-
-def check_allowed_hosts() -> list[CheckMessage]:
-    # With DEBUG on and ALLOWED_HOSTS empty Django serves localhost only, as
-    # in development: there the check would only be noise.
-    if settings.DEBUG and not settings.ALLOWED_HOSTS:
-        return []
-    origin = Origin.from_settings()
-    if validate_host(origin.host, settings.ALLOWED_HOSTS):
-        return []
-    return [
-        Error(
-            f"The host of SITEMAPKIT_BASE_URL, {origin.host!r}, is not accepted by "
-            f"ALLOWED_HOSTS {settings.ALLOWED_HOSTS!r}.",
-            hint=f"Add {origin.host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
-            "the site is served on.",
-            id="sitemapkit.E004",
         )
     ]
 

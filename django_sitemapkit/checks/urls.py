@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Warning
+from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.middleware.gzip import GZipMiddleware
 from django.urls import NoReverseMatch
 from django.utils.module_loading import import_string
 
+from django_sitemapkit.checks.declarations import describe
+from django_sitemapkit.checks.scope import every_source_outside
 from django_sitemapkit.locations import fixed_script_prefix, index_path, sitemap_directory
+from django_sitemapkit.registry import registry
 
 
 def check_urls(**kwargs: Any) -> list[CheckMessage]:
@@ -30,6 +33,20 @@ def check_urls(**kwargs: Any) -> list[CheckMessage]:
         ]
     if directory == fixed_script_prefix():
         return []
+    sources = registry.sections()
+    if every_source_outside(sources, directory):
+        # One clear message: E033 says all W003 would, and that it happens.
+        return [
+            Error(
+                f"django_sitemapkit.urls is mounted under {directory!r}, and the URLs of every "
+                f"source fall outside it ({', '.join(describe(s) for s in sources)}): by the "
+                "protocol's location rule every entry is skipped, and the index lists pages "
+                "that all answer 404.",
+                hint="Include django_sitemapkit.urls at the root of your URLconf: "
+                "path('', include('django_sitemapkit.urls')).",
+                id="sitemapkit.E033",
+            )
+        ]
     return [
         Warning(
             f"django_sitemapkit.urls is mounted under {directory!r}: by the protocol's "

@@ -1,0 +1,162 @@
+"""System checks of ``SITEMAPKIT_BASE_URL``: set, well formed, made of characters
+a URL's host can hold, accepted by ``ALLOWED_HOSTS``, and on the scheme the
+security settings serve the site on. One finding per bad value: a value E001,
+E002, E003 or E032 refuses is not judged by the checks after it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning
+from django.http.request import validate_host
+
+from django_sitemapkit.conf import conf
+from django_sitemapkit.locations import Origin, base_url_problem, trimmed, unfit_characters
+
+EXAMPLE = "'https://www.example.com'"
+NOT_AN_ORIGIN = ("is not an absolute http or https URL", "has an invalid port")
+
+
+def check_base_url() -> list[CheckMessage]:
+    value = conf.raw("BASE_URL")
+    if value is None or value == "":
+        return [
+            Error(
+                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
+                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
+                f"such as {EXAMPLE}.",
+                id="sitemapkit.E001",
+            )
+        ]
+    if isinstance(value, str) and unfit_characters(value) is not None:
+        return check_base_url_characters(value)
+    problem = base_url_problem(value)
+    if problem is None:
+        return []
+    if problem in NOT_AN_ORIGIN:
+        return [
+            Error(
+                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+                hint="Set it to 'http://' or 'https://' followed by the site's host, such as "
+                f"{EXAMPLE}.",
+                id="sitemapkit.E002",
+            )
+        ]
+    assert isinstance(value, str)
+    hint = f"Set SITEMAPKIT_BASE_URL to {Origin.from_parts(urlsplit(value)).url!r}."
+    if problem == "carries a path":
+        hint += " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead."
+    return [Error(f"SITEMAPKIT_BASE_URL {problem}: {value!r}.", hint=hint, id="sitemapkit.E003")]
+
+
+def check_base_url_characters(value: str) -> list[CheckMessage]:
+    """E032: whitespace, control characters, or what a host cannot be written with.
+    ``urlsplit()`` keeps a trailing space in the host, so without this check every
+    ``<loc>`` would carry it."""
+    problem = unfit_characters(value)
+    if problem is None:
+        return []
+    corrected = corrected_base_url(value)
+    if corrected is not None:
+        hint = f"Set SITEMAPKIT_BASE_URL = {corrected!r}."
+    else:
+        hint = (
+            "Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, written "
+            f"without spaces or control characters, such as {EXAMPLE}."
+        )
+    return [Error(f"SITEMAPKIT_BASE_URL {problem}: {value!r}.", hint=hint, id="sitemapkit.E032")]
+
+
+def corrected_base_url(value: str) -> str | None:
+    """The base URL ``value`` means, where that is certain: whitespace and control
+    characters trimmed from its ends, a non-ASCII host in its ASCII (IDNA) form, and
+    anything after the host dropped as E003's hint drops it; ``None`` otherwise."""
+    candidate = trimmed(value)
+    if unfit_characters(candidate) is not None:
+        try:
+            netloc = urlsplit(candidate).netloc
+            candidate = candidate.replace(netloc, netloc.encode("idna").decode("ascii"), 1)
+        except (UnicodeError, ValueError):
+            return None
+    problem = base_url_problem(candidate)
+    if problem is None:
+        return candidate
+    if problem in NOT_AN_ORIGIN or unfit_characters(candidate) is not None:
+        return None
+    return Origin.from_parts(urlsplit(candidate)).url
+
+
+def check_allowed_hosts() -> list[CheckMessage]:
+    """E004, or W007 with DEBUG on: a development machine's ALLOWED_HOSTS
+    (localhost) and the production base URL must not stop ``runserver``."""
+    # With DEBUG on and ALLOWED_HOSTS empty Django serves localhost only, as
+    # in development: there the check would only be noise.
+    if settings.DEBUG and not settings.ALLOWED_HOSTS:
+        return []
+    origin = Origin.from_settings()
+    if validate_host(origin.host, settings.ALLOWED_HOSTS):
+        return []
+    message = (
+        f"The host of SITEMAPKIT_BASE_URL, {origin.host!r}, is not accepted by "
+        f"ALLOWED_HOSTS {settings.ALLOWED_HOSTS!r}."
+    )
+    if settings.DEBUG:
+        return [
+            Warning(
+                message,
+                hint="With DEBUG off this is an error (sitemapkit.E004). Give each "
+                "environment its own values: set SITEMAPKIT_BASE_URL from an environment "
+                "variable (os.environ['SITEMAPKIT_BASE_URL']) to the host that environment "
+                f"serves, or add {origin.host!r} to ALLOWED_HOSTS where the site is served "
+                "on it.",
+                id="sitemapkit.W007",
+            )
+        ]
+    return [
+        Error(
+            message,
+            hint=f"Add {origin.host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            "the site is served on.",
+            id="sitemapkit.E004",
+        )
+    ]
+
+
+def check_https(**kwargs: Any) -> list[CheckMessage]:
+    """W005: an http:// base URL on a site the security settings serve over HTTPS."""
+    if base_url_problem(conf.BASE_URL) is not None:
+        return []  # reported by check_base_url
+    origin = Origin.from_settings()
+    saying = https_settings()
+    if origin.scheme != "http" or not saying:
+        return []
+    port = 443 if origin.port == 80 else origin.port
+    https = Origin("https", origin.host, port).url
+    verb = "says" if len(saying) == 1 else "say"
+    return [
+        Warning(
+            f"SITEMAPKIT_BASE_URL {conf.BASE_URL!r} is an http:// URL, but "
+            f"{' and '.join(saying)} {verb} the site is served over HTTPS: every URL of the "
+            "sitemap would point at http://, which answers with a redirect instead of the page.",
+            hint=f"Set SITEMAPKIT_BASE_URL = {https!r}.",
+            id="sitemapkit.W005",
+        )
+    ]
+
+
+def https_settings() -> list[str]:
+    """The security settings that say the site is served over HTTPS, with their values."""
+    saying = []
+    redirect = getattr(settings, "SECURE_SSL_REDIRECT", False)
+    if redirect:
+        saying.append(f"SECURE_SSL_REDIRECT = {redirect!r}")
+    proxy_header = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if proxy_header:
+        saying.append(f"SECURE_PROXY_SSL_HEADER = {proxy_header!r}")
+    hsts = getattr(settings, "SECURE_HSTS_SECONDS", 0)
+    if isinstance(hsts, int) and hsts > 0:
+        saying.append(f"SECURE_HSTS_SECONDS = {hsts!r}")
+    return saying

@@ -1,0 +1,281 @@
+"""Checks of SITEMAPKIT_BASE_URL (checks/base_url.py)."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.sites.models import Site
+from django.core.checks import Error, Warning
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+from django_sitemapkit.checks import check_settings, check_sites_framework
+from django_sitemapkit.conf import conf
+from django_sitemapkit.locations import Origin
+
+
+@pytest.mark.parametrize("value", [None, ""])
+def test_e001_base_url_missing(value: str | None) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
+                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
+                "such as 'https://www.example.com'.",
+                id="sitemapkit.E001",
+            )
+        ]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("www.example.com", "is not an absolute http or https URL"),
+        ("ftp://www.example.com", "is not an absolute http or https URL"),
+        ("https://www.example.com:http", "has an invalid port"),
+    ],
+)
+def test_e002_base_url_not_absolute_http(value: str, problem: str) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+                hint="Set it to 'http://' or 'https://' followed by the site's host, such as "
+                "'https://www.example.com'.",
+                id="sitemapkit.E002",
+            )
+        ]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem", "extra"),
+    [
+        ("https://www.example.com/?utm=1", "carries a query string or fragment", ""),
+        ("https://www.example.com#top", "carries a query string or fragment", ""),
+        ("https://me:pw@www.example.com", "carries credentials", ""),
+        (
+            "https://www.example.com/blog",
+            "carries a path",
+            " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead.",
+        ),
+    ],
+)
+def test_e003_base_url_with_more_than_an_origin(value: str, problem: str, extra: str) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_BASE_URL {problem}: {value!r}.",
+                hint="Set SITEMAPKIT_BASE_URL to 'https://www.example.com'." + extra,
+                id="sitemapkit.E003",
+            )
+        ]
+
+
+@override_settings(ALLOWED_HOSTS=["example.com"], DEBUG=False)
+def test_e004_host_not_allowed() -> None:
+    assert check_settings() == [
+        Error(
+            "The host of SITEMAPKIT_BASE_URL, 'www.example.com', is not accepted by "
+            "ALLOWED_HOSTS ['example.com'].",
+            hint="Add 'www.example.com' to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            "the site is served on.",
+            id="sitemapkit.E004",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "allowed", [[".example.com"], ["*"], ["www.example.com"], ["WWW.EXAMPLE.COM"]]
+)
+def test_e004_host_allowed(allowed: list[str]) -> None:
+    with override_settings(ALLOWED_HOSTS=allowed):
+        assert check_settings() == []
+
+
+@override_settings(ALLOWED_HOSTS=[], DEBUG=True)
+def test_e004_is_quiet_in_development() -> None:
+    assert check_settings() == []
+
+
+# -- E032: characters no base URL can hold --------------------------------------------
+
+
+def e032(value: str, problem: str, hint: str) -> Error:
+    return Error(f"SITEMAPKIT_BASE_URL {problem}: {value!r}.", hint=hint, id="sitemapkit.E032")
+
+
+GENERIC_E032_HINT = (
+    "Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, written without "
+    "spaces or control characters, such as 'https://www.example.com'."
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem", "hint"),
+    [
+        (
+            "https://www.example.com ",
+            "contains whitespace",
+            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
+        ),
+        (
+            " https://www.example.com/\n",
+            "contains whitespace",
+            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com/'.",
+        ),
+        (
+            "https://www.example.com\t",
+            "contains whitespace",
+            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
+        ),
+        ("https://www.exa mple.com", "contains whitespace", GENERIC_E032_HINT),
+        (
+            "https://www.example.com/blog ",
+            "contains whitespace",
+            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
+        ),
+        (
+            "\ufeffhttps://www.example.com",
+            "contains control characters",
+            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
+        ),
+        ("https://www.exam\x00ple.com", "contains control characters", GENERIC_E032_HINT),
+        (
+            "https://www.example.com\\",
+            "has characters that cannot stand in a URL's host or port ('\\\\')",
+            GENERIC_E032_HINT,
+        ),
+        (
+            "https://<www.example.com>",
+            "has characters that cannot stand in a URL's host or port ('<', '>')",
+            GENERIC_E032_HINT,
+        ),
+        (
+            "https://bücher.example.com",
+            "has characters that cannot stand in a URL's host or port ('ü')",
+            "Set SITEMAPKIT_BASE_URL = 'https://xn--bcher-kva.example.com'.",
+        ),
+    ],
+)
+def test_e032_base_url_with_characters_a_url_cannot_hold(
+    value: str, problem: str, hint: str
+) -> None:
+    # ALLOWED_HOSTS refuses every such host, DEBUG is off: E032 comes alone,
+    # never E004 with a hint to allow a host holding a space.
+    with override_settings(SITEMAPKIT_BASE_URL=value, ALLOWED_HOSTS=["example.com"]):
+        assert check_settings() == [e032(value, problem, hint)]
+
+
+@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com ", ALLOWED_HOSTS=["*"])
+def test_e032_is_refused_at_run_time_too() -> None:
+    # Not stripped at run time while refused by the check: refused in both.
+    with pytest.raises(ImproperlyConfigured, match="SITEMAPKIT_BASE_URL contains whitespace"):
+        Origin.from_settings()
+
+
+@pytest.mark.django_db
+@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com ")
+def test_e032_hides_w001() -> None:
+    Site.objects.update_or_create(pk=1, defaults={"domain": "other.example", "name": "x"})
+    Site.objects.clear_cache()
+    assert check_sites_framework(databases=["default"]) == []
+
+
+@pytest.mark.parametrize("value", ["https://[::1]:8000", "http://127.0.0.1:8000/"])
+def test_e032_accepts_ip_hosts_and_ports(value: str) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value, ALLOWED_HOSTS=["*"]):
+        assert check_settings() == []
+
+
+@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com ")
+def test_e032_is_registered() -> None:
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E032"):
+        call_command("check")
+
+
+# -- W005: http:// on a site served over HTTPS --------------------------------------------
+
+
+@override_settings(SITEMAPKIT_BASE_URL="http://www.example.com", SECURE_SSL_REDIRECT=True)
+def test_w005_http_base_url_with_ssl_redirect() -> None:
+    assert check_settings() == [
+        Warning(
+            "SITEMAPKIT_BASE_URL 'http://www.example.com' is an http:// URL, but "
+            "SECURE_SSL_REDIRECT = True says the site is served over HTTPS: every URL of the "
+            "sitemap would point at http://, which answers with a redirect instead of the page.",
+            hint="Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
+            id="sitemapkit.W005",
+        )
+    ]
+
+
+@override_settings(
+    SITEMAPKIT_BASE_URL="http://www.example.com:8080/",
+    SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"),
+    SECURE_HSTS_SECONDS=3600,
+)
+def test_w005_names_every_setting_and_keeps_a_port() -> None:
+    assert check_settings() == [
+        Warning(
+            "SITEMAPKIT_BASE_URL 'http://www.example.com:8080/' is an http:// URL, but "
+            "SECURE_PROXY_SSL_HEADER = ('HTTP_X_FORWARDED_PROTO', 'https') and "
+            "SECURE_HSTS_SECONDS = 3600 say the site is served over HTTPS: every URL of the "
+            "sitemap would point at http://, which answers with a redirect instead of the page.",
+            hint="Set SITEMAPKIT_BASE_URL = 'https://www.example.com:8080'.",
+            id="sitemapkit.W005",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("base_url", "https"),
+    [
+        ("http://www.example.com", {}),
+        ("http://www.example.com", {"SECURE_HSTS_SECONDS": 0, "SECURE_SSL_REDIRECT": False}),
+        ("https://www.example.com", {"SECURE_SSL_REDIRECT": True, "SECURE_HSTS_SECONDS": 60}),
+        ("http://www .example.com", {"SECURE_SSL_REDIRECT": True}),  # E032 only
+    ],
+)
+def test_w005_quiet(base_url: str, https: dict[str, object]) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=base_url, **https):
+        assert [m.id for m in check_settings() if m.id == "sitemapkit.W005"] == []
+
+
+@override_settings(SITEMAPKIT_BASE_URL="http://www.example.com", SECURE_SSL_REDIRECT=True)
+@pytest.mark.parametrize("deploy", [False, True])
+def test_w005_is_registered(deploy: bool) -> None:
+    out = StringIO()
+    call_command("check", deploy=deploy, stdout=out, stderr=out)
+    assert (
+        "?: (sitemapkit.W005) SITEMAPKIT_BASE_URL 'http://www.example.com' is an http:// URL"
+        in out.getvalue()
+    )
+
+
+# -- W007: E004 with DEBUG on ------------------------------------------------------------
+
+W007 = Warning(
+    "The host of SITEMAPKIT_BASE_URL, 'www.example.com', is not accepted by ALLOWED_HOSTS "
+    "['127.0.0.1', 'localhost'].",
+    hint="With DEBUG off this is an error (sitemapkit.E004). Give each environment its own "
+    "values: set SITEMAPKIT_BASE_URL from an environment variable "
+    "(os.environ['SITEMAPKIT_BASE_URL']) to the host that environment serves, or add "
+    "'www.example.com' to ALLOWED_HOSTS where the site is served on it.",
+    id="sitemapkit.W007",
+)
+
+
+@override_settings(ALLOWED_HOSTS=["127.0.0.1", "localhost"], DEBUG=True)
+def test_w007_host_not_allowed_in_development() -> None:
+    assert conf.BASE_URL == "https://www.example.com"
+    assert check_settings() == [W007]
+
+
+@override_settings(ALLOWED_HOSTS=["127.0.0.1", "localhost"], DEBUG=True)
+def test_w007_is_registered_and_does_not_stop_commands() -> None:
+    out = StringIO()
+    call_command("check", stdout=out, stderr=out)  # no SystemCheckError
+    assert "?: (sitemapkit.W007) The host of SITEMAPKIT_BASE_URL" in out.getvalue()
