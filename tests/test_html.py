@@ -18,6 +18,7 @@ from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import Related
 from django_sitemapkit.html import STYLE
+from django_sitemapkit.views.http import NO_SOURCES
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_html")]
 SITE = "https://www.example.com"
@@ -130,6 +131,18 @@ def test_html_pages_answer_404_where_the_xml_does(client: Client, sources: Sourc
 def test_no_rows_no_index(client: Client, sources: Sources) -> None:
     sources(SmallPages)
     assert client.get("/sitemap.html").status_code == 404
+
+
+def test_with_no_source_registered_the_404_says_so(client: Client, sources: Sources) -> None:
+    # Its exact text is in test_views.py.
+    sources()
+    for path in ("/sitemap.html", "/sitemap-articles-1.html"):
+        response = client.get(path)
+        assert (response.status_code, response["Content-Type"], response.content.decode()) == (
+            404,
+            "text/plain; charset=utf-8",
+            NO_SOURCES + "\n",
+        ), path
 
 
 @override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex")
