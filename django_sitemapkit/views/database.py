@@ -25,6 +25,7 @@ from django_sitemapkit.pipeline import (
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import close_iterator
+from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.http import (
     HTML,
@@ -109,7 +110,11 @@ def database_page(
 
     def body() -> Iterator[bytes]:
         element = html.url_row if html_page else url_element
-        runs = fitting(page_runs(plan, page, stats.start, None, element), plan, plan.document)
+        # A tally, so that rows skipped for one reason are logged once (skips.py).
+        tally = Tally()
+        runs = fitting(
+            page_runs(plan, page, stats.start, tally, element), plan, plan.document, tally
+        )
         started = first_run(runs)
         if started is None:
             logger.error(
