@@ -109,7 +109,8 @@ def database_page(
     head_only = request.method == "HEAD"
 
     def body() -> Iterator[bytes]:
-        element = html.url_row if html_page else url_element
+        origin = Origin.from_settings()
+        element = html.url_rows(origin.url) if html_page else url_element
         # A tally, so that rows skipped for one reason are logged once (skips.py).
         tally = Tally()
         runs = fitting(
@@ -131,10 +132,10 @@ def database_page(
         layout: Layout = plan.document
         max_bytes = conf.MAX_BYTES
         if html_page:
-            origin = Origin.from_settings()
             index_url = origin.url + index_path(html.URL_NAMESPACE)
             # The XML page's URL limit; its byte cap is the XML's, not this document's.
-            layout, max_bytes = html.page_layout(section, page, index_url), sys.maxsize
+            layout = html.page_layout(section, page, index_url, origin.url)
+            max_bytes = sys.maxsize
         encoder = Encoder(layout, max_urls=plan.url_limit, max_bytes=max_bytes)
         return ClosingStream(checked_page(encoder, started, plan, page), runs)
 
@@ -195,7 +196,7 @@ def database_html_index(request: HttpRequest) -> HttpResponseBase:
             )
             for entry_page, entry in zip(pages, index_entries(pages, origin), strict=True)
         ]
-        return html.index_document(rows)
+        return html.index_document(rows, origin.url)
 
     etag = sections_etag(HTML.label, found)
     return document_response(request, HTML, etag, lastmod, body)
