@@ -95,9 +95,24 @@ def document_start(title: str, intro: str, columns: Iterable[Column], caption: s
 DOCUMENT_END = b"</tbody>\n</table>\n</main>\n</body>\n</html>\n"
 
 
-def link(url: str) -> str:
-    text = escape(url)
-    return f'<a href="{text}">{text}</a>'
+def href(url: str, origin: str) -> str:
+    """``url`` without ``origin`` (``scheme://host[:port]``, SITEMAPKIT_BASE_URL's) if it
+    is on it, else as it is.
+
+    These pages are for people: a link to the site's own page goes to the host
+    that served this one, so the HTML sitemap works on runserver or a staging
+    host too, where an absolute link would leave for production. The XML keeps
+    absolute locations, which the protocol requires.
+    """
+    rest = url[len(origin) :]
+    if url.startswith(origin) and rest[:1] in ("/", "?", "#", ""):
+        return rest if rest.startswith("/") else "/" + rest
+    return url
+
+
+def link(url: str, origin: str) -> str:
+    """A link to ``url``, which it shows whole (the location the sitemap lists)."""
+    return f'<a href="{escape(href(url, origin))}">{escape(url)}</a>'
 
 
 def optional(text: str | None) -> str:
@@ -110,24 +125,30 @@ def lastmod_cell(lastmod: str | None) -> str:
     return f'<td><time datetime="{lastmod}">{lastmod}</time></td>'
 
 
-def url_row(entry: Entry) -> str:
-    """One entry of a page: its link, its values, and how many alternates and images."""
-    loc, lastmod, changefreq, priority, extras = entry
-    alternates = images = 0
-    if extras is not None:
-        alternates, images = len(extras.alternates), len(extras.images)
-    return (
-        f'<tr><th scope="row">{link(loc)}</th>{lastmod_cell(lastmod)}'
-        f'<td>{optional(changefreq)}</td><td class="n">{optional(priority)}</td>'
-        f'<td class="n">{alternates}</td><td class="n">{images}</td></tr>\n'
-    )
+def url_rows(origin: str) -> Callable[[Entry], str]:
+    """The element of a page's entries, its links site-relative on ``origin``."""
+
+    def url_row(entry: Entry) -> str:
+        """One entry: its link, its values, and how many alternates and images."""
+        loc, lastmod, changefreq, priority, extras = entry
+        alternates = images = 0
+        if extras is not None:
+            alternates, images = len(extras.alternates), len(extras.images)
+        return (
+            f'<tr><th scope="row">{link(loc, origin)}</th>{lastmod_cell(lastmod)}'
+            f'<td>{optional(changefreq)}</td><td class="n">{optional(priority)}</td>'
+            f'<td class="n">{alternates}</td><td class="n">{images}</td></tr>\n'
+        )
+
+    return url_row
 
 
-def page_layout(section: str, page: int, index_url: str) -> HtmlLayout:
+def page_layout(section: str, page: int, index_url: str, origin: str) -> HtmlLayout:
     title = f"Sitemap: {section}, page {page}"
-    intro = f'<p><a href="{escape(index_url)}">All sections</a></p>'
+    intro = f'<p><a href="{escape(href(index_url, origin))}">All sections</a></p>'
     caption = f"The URLs of page {page} of section {section}"
-    return HtmlLayout(document_start(title, intro, PAGE_COLUMNS, caption), DOCUMENT_END, url_row)
+    start = document_start(title, intro, PAGE_COLUMNS, caption)
+    return HtmlLayout(start, DOCUMENT_END, url_rows(origin))
 
 
 class IndexRow(NamedTuple):
@@ -139,7 +160,8 @@ class IndexRow(NamedTuple):
     xml_url: str
 
 
-def index_document(rows: list[IndexRow]) -> Iterator[bytes]:
+def index_document(rows: list[IndexRow], origin: str) -> Iterator[bytes]:
+    """The index for people; its links site-relative on ``origin`` (see ``href()``)."""
     total = sum(row.urls for row in rows)
     intro = f"<p>{total:,} URLs in {len(rows):,} pages.</p>"
     yield document_start("Sitemap", intro, INDEX_COLUMNS, "Every page of every section")
@@ -147,10 +169,10 @@ def index_document(rows: list[IndexRow]) -> Iterator[bytes]:
     size = 0
     for row in rows:
         line = (
-            f'<tr><th scope="row"><a href="{escape(row.html_url)}">'
+            f'<tr><th scope="row"><a href="{escape(href(row.html_url, origin))}">'
             f"{escape(row.section)}, page {row.page}</a></th>"
             f'<td class="n">{row.urls:,}</td>{lastmod_cell(row.lastmod)}'
-            f"<td>{link(row.xml_url)}</td></tr>\n"
+            f"<td>{link(row.xml_url, origin)}</td></tr>\n"
         )
         chunk.append(line)
         size += len(line)

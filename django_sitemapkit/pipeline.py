@@ -9,7 +9,6 @@ counts URLs and bytes. The index is built here too, from the pages' lastmods.
 from __future__ import annotations
 
 import html
-import logging
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import NamedTuple
@@ -28,12 +27,11 @@ from django_sitemapkit.locations import Origin, page_path
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.lastmods import page_lastmods
-from django_sitemapkit.sources.pages import LastmodValue, SectionStats, Tally
+from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import Chunk, close_iterator
+from django_sitemapkit.sources.skips import Tally, skip_row
 from django_sitemapkit.values import format_lastmod
-
-logger = logging.getLogger("django_sitemapkit")
 
 
 def page_runs(
@@ -45,16 +43,22 @@ def page_runs(
 ) -> Iterator[Lines]:
     """The lines of ``page``, a chunk of rows at a time, each chunk written in the
     plan's context."""
-    return written(plan, plan.pager.chunks(page, start, tally), tally, element)
+    return written(plan, page, plan.pager.chunks(page, start, tally), tally, element)
 
 
 def written(
     plan: Plan,
+    page: int,
     chunks: Iterator[Chunk],
     tally: Tally | None = None,
     element: Callable[[Entry], str] = url_element,
 ) -> Iterator[Lines]:
-    """The lines of each chunk of rows, written in the plan's context."""
+    """The lines of each chunk of the rows of ``page``, written in the plan's context;
+    when they end, the page's skips are summed up in the log (``Tally.end_page()``).
+
+    ``fitting()`` reads the next run only after it has left out the lines of
+    the last one, so its skips are summed up too.
+    """
     writer = plan.writer
     try:
         for chunk in chunks:
@@ -63,6 +67,8 @@ def written(
             yield lines
     finally:
         close_iterator(chunks)
+        if tally is not None:
+            tally.end_page(page)
 
 
 def fitting(
@@ -87,16 +93,11 @@ def fitting(
                 kept[0].append(line)
                 kept[1].append(lastmod)
                 continue
-            message = (
-                f"Skipped {located(line)!r} of source {plan.section!r}: its <url> takes "
-                f"{size:,} bytes, more than a document of SITEMAPKIT_MAX_BYTES "
-                f"({conf.MAX_BYTES:,}) has room for"
+            reason = (
+                f"its <url> takes {size:,} bytes, more than a document of "
+                f"SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,}) has room for"
             )
-            if conf.STRICT:
-                raise InvalidEntry(message)
-            logger.warning("%s.", message)
-            if tally is not None:
-                tally.skipped += 1
+            skip_row(plan.section, repr(located(line)), reason, tally, conf.STRICT)
         yield kept
 
 

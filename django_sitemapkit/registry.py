@@ -8,6 +8,16 @@ from django_sitemapkit.sources import BaseSource
 
 SourceClass = TypeVar("SourceClass", bound=type[BaseSource])
 
+#: Why a project can have no source at all, and the fix: said by the views'
+#: 404, by build_sitemaps and in the log, where nothing else would tell.
+WHERE_SOURCES_ARE = (
+    "Sources are registered with @register (from django_sitemapkit import register) in "
+    "the sitemaps.py module of an app in INSTALLED_APPS, which is imported at start-up. "
+    "A sitemaps.py in the project package (beside settings.py), or in an app missing from "
+    "INSTALLED_APPS, is never imported: move it into an installed app, or add its app to "
+    "INSTALLED_APPS."
+)
+
 
 class Registry:
     def __init__(self) -> None:

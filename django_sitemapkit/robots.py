@@ -6,7 +6,11 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
+from django_sitemapkit import serving
+from django_sitemapkit.conf import conf
 from django_sitemapkit.locations import Origin, index_path
+from django_sitemapkit.names import INDEX_FILENAME
+from django_sitemapkit.registry import registry
 
 # RFC 9309 section 2.3: robots.txt is UTF-8 plain text.
 CONTENT_TYPE = "text/plain; charset=utf-8"
@@ -15,15 +19,32 @@ CONTENT_TYPE = "text/plain; charset=utf-8"
 def sitemap_lines() -> list[str]:
     """``Sitemap:`` lines for a robots.txt (sitemaps.org protocol, "Informing search
     engine crawlers"): the absolute URL of the index, built on SITEMAPKIT_BASE_URL
-    and never on the request, like every location in the sitemap."""
+    and never on the request, like every location in the sitemap.
+
+    None while the index would answer 404 for want of a registered source: a
+    crawler told of a dead index keeps asking for it, and may report the site
+    for it. In the file modes a built index is served whatever is registered,
+    so it is still named if it is there (looked for only in that case).
+    """
+    if not registry.all() and not built_index_exists():
+        return []
     return [f"Sitemap: {Origin.from_settings().url}{index_path()}"]
+
+
+def built_index_exists() -> bool:
+    return conf.SERVE in serving.FILE_MODES and serving.built_files().exists(INDEX_FILENAME)
 
 
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    """A robots.txt that allows every crawler everywhere and names the sitemap index."""
+    """A robots.txt that allows every crawler everywhere and names the sitemap index
+    (if it can be answered: see ``sitemap_lines()``)."""
     # RFC 9309 section 2.2.2: a URL no rule matches is allowed, and an empty
     # Disallow matches none. Section 2.2.4: Sitemap is a record of its own,
-    # read whatever the user agent.
-    lines = ["User-agent: *", "Disallow:", "", *sitemap_lines()]
+    # read whatever the user agent. Without it the file is still a valid
+    # robots.txt, and still a 200: a 404 for robots.txt would let crawlers
+    # everywhere too (section 2.3.1.3), and the rules are not the sitemap's to
+    # take away because the sitemap is missing.
+    sitemaps = sitemap_lines()
+    lines = ["User-agent: *", "Disallow:", *([""] if sitemaps else []), *sitemaps]
     return HttpResponse("".join(f"{line}\n" for line in lines), content_type=CONTENT_TYPE)

@@ -9,13 +9,15 @@
 # database with 100,000 posts, runs the system checks, pre-renders the sitemaps
 # with `build_sitemaps --validate` into SITEMAPKIT_OUTPUT_DIR and checks the
 # files (demo_files_check.py built), builds again to show nothing changes,
-# starts the development server on a free port and checks the sitemaps over
-# HTTP (demo_check.py, which also compares them with the files), then serves
+# starts the development server on a free port, with DEBUG off, and checks the
+# sitemaps over HTTP (demo_check.py, which also compares them with the files,
+# and checks that an unknown sitemap URL is a 404 without the debug page), then serves
 # again with SITEMAPKIT_SERVE=files and checks that the files' bytes are what
 # is sent (demo_files_check.py served).
 # Any failure stops it with a non-zero exit status; the server is always stopped.
 #
 # Environment: PYTHON (default python3), PORT (default: a free port),
+# DJANGO_DEBUG (set to 0 here, whatever it was),
 # SEED_ROWS (default 100000), SITEMAPKIT_OUTPUT_DIR (default
 # example_project/public/sitemaps; see mysite/settings.py).
 
@@ -141,6 +143,11 @@ print(s.getsockname()[1])
 s.close()')}"
 export SITEMAPKIT_BASE_URL="http://127.0.0.1:$PORT"
 export PYTHONUNBUFFERED=1
+# As in production: DEBUG off (mysite/settings.py reads DJANGO_DEBUG, 1 by
+# default for a developer), so a 404 is the plain page, not Django's debug page
+# listing every URL pattern; demo_check.py checks it. ALLOWED_HOSTS has
+# 127.0.0.1, localhost and the base URL's host.
+export DJANGO_DEBUG=0
 
 # -- 4. Database ------------------------------------------------------------------
 step "migrate"

@@ -7,7 +7,9 @@ Usage: ``python demo_check.py BASE_URL [--server-pid PID] [--summary-file PATH] 
 3. fetches every page the index lists and validates each against ``sitemap.xsd``;
 4. compares the URL counts with the database (published posts, categories, static pages);
 5. repeats requests with ``If-None-Match`` / ``If-Modified-Since`` and expects 304;
-6. with ``--files DIR``, compares every document served with the file
+6. fetches a sitemap page that does not exist and expects a 404 that is not
+   Django's debug page (demo.sh runs the server with ``DJANGO_DEBUG=0``);
+7. with ``--files DIR``, compares every document served with the file
    ``build_sitemaps`` wrote to DIR for it: they must be the same bytes.
 
 Everything it checks is printed; the first failure ends it with exit status 1.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 import urllib.error
@@ -37,6 +40,11 @@ NS = {"sm": NAMESPACE}
 SHOWN_HEADERS = ("Content-Type", "Last-Modified", "ETag")
 FIRST_ENTRIES = 3
 USER_AGENT = "django-sitemapkit-demo/1.0"
+#: A sitemap URL no section answers (the example has no section "nosuch").
+UNKNOWN_PAGE = "/sitemap-nosuch-1.xml"
+#: What only Django's technical 404 page (DEBUG = True) says: its title, and why
+#: it is shown.
+DEBUG_PAGE_MARKERS = (b"Page not found at", b"DEBUG = True")
 
 
 class CheckFailed(Exception):
@@ -273,6 +281,24 @@ def check_conditional(index: Response, page: Page) -> None:
             raise CheckFailed("a 304 answer carried a body")
 
 
+def check_not_found(base_url: str) -> None:
+    """An unknown sitemap URL is a 404, and not the debug page, which would show
+    every URL pattern of the project to whoever asks."""
+    response = fetch(base_url + UNKNOWN_PAGE)
+    print(f"\n== GET {UNKNOWN_PAGE}  ({response.describe()})")
+    if response.status != 404:
+        raise CheckFailed(f"GET {UNKNOWN_PAGE} answered {response.status}, expected 404")
+    shown = [marker.decode() for marker in DEBUG_PAGE_MARKERS if marker in response.body]
+    if shown:
+        raise CheckFailed(
+            f"GET {UNKNOWN_PAGE} answered Django's debug page (it says {shown[0]!r}): the "
+            "server runs with DEBUG = True; demo.sh sets DJANGO_DEBUG=0"
+        )
+    title = re.search(rb"<title>(.*?)</title>", response.body, re.DOTALL)
+    shown_as = title[1].decode(errors="replace").strip() if title else "no title"
+    print(f"   not the debug page: {response.header('Content-Type')}, {shown_as!r}")
+
+
 def compare_with_files(responses: list[Response], directory: Path) -> None:
     """Each document the database views served is byte for byte the built file."""
     print(f"\n== Served from the database vs. the files build_sitemaps wrote to {directory}")
@@ -314,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         total = check_counts(pages, args.page_size)
         check_conditional(index, pages[0])
+        check_not_found(base_url)
         if args.files is not None:
             compare_with_files([index] + [page.answer for page in pages], args.files)
     except CheckFailed as exc:
@@ -324,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     summary = (
         f"{len(pages) + 1} sitemap documents valid ({total:,} URLs in {len(pages)} pages), "
-        f"counts match the database, conditional GET answers 304"
+        f"counts match the database, conditional GET answers 304, an unknown page is a 404 "
+        f"without the debug page"
         f"{'; the same bytes as the built files' if args.files is not None else ''}; "
         f"HTTP checks took {time.perf_counter() - started:.1f} s"
     )

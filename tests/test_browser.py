@@ -28,6 +28,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import urljoin
 
 import pytest
 from lxml import html as lxml_html
@@ -256,7 +257,7 @@ def table_rows(dom: HtmlElement, columns: list[str]) -> list[HtmlElement]:
 
 
 def assert_self_contained(dom: HtmlElement, base: str, csp: str | None) -> None:
-    """Nothing loaded from anywhere; every link absolute on the base URL."""
+    """Nothing loaded from anywhere; every link a path, to the host that served the page."""
     assert elements(dom, "//script") == []
     assert elements(dom, "//link") == []
     assert elements(dom, "//*[@src]") == []
@@ -264,7 +265,10 @@ def assert_self_contained(dom: HtmlElement, base: str, csp: str | None) -> None:
     links = elements(dom, "//a")
     assert links
     for a in links:
-        assert (a.get("href") or "").startswith(base + "/"), a.get("href")
+        link = a.get("href") or ""
+        assert link.startswith("/"), link
+        # A path, not a network-path reference ("//host/..."): it stays on the host.
+        assert urljoin(base + "/", link).startswith(base + "/"), link
     # The one style sheet is inline, imports nothing, and the policy the
     # server sent allows it by its digest (else the browser would ignore it).
     style = one(dom, "/html/head/style").text or ""
@@ -295,7 +299,8 @@ def test_index_in_chromium(base_url: str, tmp_path: Path) -> None:
         section, page = match["section"], int(match["page"])
         sections.append(section)
         html_link = one(row[0], "a")
-        assert html_link.get("href") == f"{base_url}/sitemap-{section}-{page}.html"
+        # Site-relative, so the HTML sitemap stays on the host it is read on.
+        assert html_link.get("href") == f"/sitemap-{section}-{page}.html"
         assert text(html_link) == f"{section}, page {page}"
         # The count is the number of <url>s on that XML page.
         urls = parse_extended_urlset(fetch(loc).body)
@@ -307,7 +312,7 @@ def test_index_in_chromium(base_url: str, tmp_path: Path) -> None:
             assert time_element.get("datetime") == lastmod
             assert text(time_element) == lastmod
         xml_link = one(row[3], "a")
-        assert xml_link.get("href") == loc
+        assert urljoin(f"{base_url}/sitemap.html", xml_link.get("href") or "") == loc
         assert text(xml_link) == loc
     assert sorted(sections) == ["categories", "pages", "posts"]
     assert_self_contained(dom, base_url, served.csp)
@@ -325,20 +330,21 @@ def test_section_page_in_chromium(base_url: str, tmp_path: Path) -> None:
     assert text(one(dom, "//h1")) == "Sitemap: posts, page 1"
     rows = table_rows(dom, PAGE_COLUMNS)
     # The <loc>s of the XML page, in the same order, each a link to itself.
-    assert [one(row[0], "a").get("href") for row in rows] == [url.loc for url in urls]
+    page_url = f"{base_url}/sitemap-posts-1.html"
+    hrefs = [one(row[0], "a").get("href") or "" for row in rows]
+    assert all(link.startswith("/") for link in hrefs), hrefs
+    assert [urljoin(page_url, link) for link in hrefs] == [url.loc for url in urls]
     assert [text(one(row[0], "a")) for row in rows] == [url.loc for url in urls]
     for row, url in zip(rows, urls, strict=True):
         assert_url_row(row, url)
     # The index's count for this page is the number of rows here.
     index_rows = table_rows(index_dom, INDEX_COLUMNS)
     (posts_row,) = [
-        row
-        for row in index_rows
-        if one(row[0], "a").get("href") == f"{base_url}/sitemap-posts-1.html"
+        row for row in index_rows if one(row[0], "a").get("href") == "/sitemap-posts-1.html"
     ]
     assert text(posts_row[1]) == f"{len(rows):,}"
-    # Back to the index, on the base URL.
-    assert elements(dom, "//main/p/a")[0].get("href") == f"{base_url}/sitemap.html"
+    # Back to the index, on the host the page was read on.
+    assert elements(dom, "//main/p/a")[0].get("href") == "/sitemap.html"
     assert_self_contained(dom, base_url, served.csp)
 
 

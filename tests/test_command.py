@@ -35,9 +35,11 @@ def run(*args: str, **options: Any) -> tuple[str, str]:
     return stdout.getvalue(), stderr.getvalue()
 
 
-def manage(*args: str) -> subprocess.CompletedProcess[str]:
-    """``manage.py <args>`` in a process of its own, for real exit codes."""
-    env = {**os.environ, "PYTHONPATH": str(TESTS), "DJANGO_SETTINGS_MODULE": "settings"}
+def manage(*args: str, settings: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``manage.py <args>`` in a process of its own, for real exit codes; ``settings``
+    names a ``tests/settings_<name>.py`` to use instead of ``tests/settings.py``."""
+    module = "settings" if settings is None else f"settings_{settings}"
+    env = {**os.environ, "PYTHONPATH": str(TESTS), "DJANGO_SETTINGS_MODULE": module}
     return subprocess.run(
         [sys.executable, "-m", "django", *args],
         capture_output=True,
@@ -188,6 +190,44 @@ def test_nothing_to_do(sources: Sources, tmp_path: Path) -> None:
         "No sitemap section has any rows: nothing would be written.\n",
         "",
     )
+
+
+NO_SOURCES = (
+    "No sitemap source is registered: nothing was built, and no file was written or removed. "
+    "Sources are registered with @register (from django_sitemapkit import register) in the "
+    "sitemaps.py module of an app in INSTALLED_APPS, which is imported at start-up. A "
+    "sitemaps.py in the project package (beside settings.py), or in an app missing from "
+    "INSTALLED_APPS, is never imported: move it into an installed app, or add its app to "
+    "INSTALLED_APPS."
+)
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_no_source_registered_fails_and_leaves_the_built_files(
+    sources: Sources, tmp_path: Path, dry_run: bool
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(1)
+    run(output=str(tmp_path), verbosity=0)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    sources()
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError) as raised:
+        call_command(
+            "build_sitemaps", output=str(tmp_path), dry_run=dry_run, stdout=stdout, stderr=stderr
+        )
+    assert (str(raised.value), stdout.getvalue(), stderr.getvalue()) == (NO_SOURCES, "", "")
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("args", [(), ("--dry-run",), ("--section", "articles")])
+def test_no_source_registered_exits_1(tmp_path: Path, args: tuple[str, ...]) -> None:
+    # The app whose sitemaps.py registers the sources is not installed.
+    result = manage("build_sitemaps", "--output", str(tmp_path), *args, settings="without_sources")
+    assert (result.returncode, result.stdout) == (1, "")
+    # Ends with: the system checks run first, and may have something to say.
+    assert result.stderr.endswith(f"CommandError: {NO_SOURCES}\n"), result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_output_dir_setting_is_the_default_destination(sources: Sources, tmp_path: Path) -> None:

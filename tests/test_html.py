@@ -17,7 +17,8 @@ from testapp.models import Photo
 from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import Related
-from django_sitemapkit.html import STYLE
+from django_sitemapkit.html import STYLE, href
+from django_sitemapkit.views.http import NO_SOURCES
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_html")]
 SITE = "https://www.example.com"
@@ -77,10 +78,12 @@ def test_the_index_lists_every_page_with_its_count_lastmod_and_links(
     expected_pages = [("articles", 1, "2"), ("articles", 2, "1"), ("pages", 1, "2")]
     assert rows == [
         [
-            (f"{section}, page {page}", f"{SITE}/sitemap-{section}-{page}.html"),
+            # Links to the site's own pages are site-relative: they work on
+            # runserver too. The XML's locations are shown whole.
+            (f"{section}, page {page}", f"/sitemap-{section}-{page}.html"),
             count,
             lastmod or "",
-            (loc, loc),
+            (loc, loc.removeprefix(SITE)),
         ]
         for (section, page, count), (loc, lastmod) in zip(expected_pages, xml_index, strict=True)
     ]
@@ -107,7 +110,14 @@ def test_a_page_lists_the_xml_page_s_urls_with_their_values(
         "Images",
     ]
     assert rows == [
-        [(url.loc, url.loc), url.lastmod or "", url.changefreq, url.priority, "0", images]
+        [
+            (url.loc, url.loc.removeprefix(SITE)),
+            url.lastmod or "",
+            url.changefreq,
+            url.priority,
+            "0",
+            images,
+        ]
         for url, images in zip(xml, ["2", "0"], strict=True)
     ]
     assert xml[0].loc == f"{SITE}/articles/a&b'c/"
@@ -130,6 +140,54 @@ def test_html_pages_answer_404_where_the_xml_does(client: Client, sources: Sourc
 def test_no_rows_no_index(client: Client, sources: Sources) -> None:
     sources(SmallPages)
     assert client.get("/sitemap.html").status_code == 404
+
+
+@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com:8443", FORCE_SCRIPT_NAME="/blog/")
+def test_links_are_site_relative_and_the_xml_stays_absolute(
+    client: Client, sources: Sources
+) -> None:
+    sources(SmallPages)
+    ArticleFactory.create(slug="a")
+    site = "https://www.example.com:8443"
+    _, index_rows = table(fetch(client, "/sitemap.html")[1])
+    assert index_rows[0][0] == ("articles, page 1", "/blog/sitemap-articles-1.html")
+    assert index_rows[0][3] == (
+        f"{site}/blog/sitemap-articles-1.xml",
+        "/blog/sitemap-articles-1.xml",
+    )
+    body = fetch(client, "/sitemap-articles-1.html")[1]
+    assert table(body)[1][0][0] == (f"{site}/blog/articles/a/", "/blog/articles/a/")
+    back = lxml_html.fromstring(body).find(".//main/p/a")
+    assert back is not None
+    assert back.get("href") == "/blog/sitemap.html"
+    assert parse_urlset(fetch(client, "/sitemap-articles-1.xml")[1])[0].loc == (
+        f"{site}/blog/articles/a/"
+    )
+    assert parse_index(fetch(client, "/sitemap.xml")[1])[0][0] == (
+        f"{site}/blog/sitemap-articles-1.xml"
+    )
+
+
+def test_href() -> None:
+    assert href(f"{SITE}/a/?q=1#f", SITE) == "/a/?q=1#f"
+    assert href(SITE, SITE) == "/"
+    assert href(f"{SITE}?q", SITE) == "/?q"
+    # Another origin stays absolute, one whose name merely starts alike too.
+    assert href("https://cdn.example.net/a/", SITE) == "https://cdn.example.net/a/"
+    assert href(f"{SITE}.evil.example/a/", SITE) == f"{SITE}.evil.example/a/"
+    assert href(f"{SITE}:8443/a/", SITE) == f"{SITE}:8443/a/"
+
+
+def test_with_no_source_registered_the_404_says_so(client: Client, sources: Sources) -> None:
+    # Its exact text is in test_views.py.
+    sources()
+    for path in ("/sitemap.html", "/sitemap-articles-1.html"):
+        response = client.get(path)
+        assert (response.status_code, response["Content-Type"], response.content.decode()) == (
+            404,
+            "text/plain; charset=utf-8",
+            NO_SOURCES + "\n",
+        ), path
 
 
 @override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex")
@@ -183,6 +241,6 @@ def test_counts_and_alternates_of_an_i18n_section(client: Client, sources: Sourc
     ]
     _, rows = table(fetch(client, "/sitemap-translated-2.html")[1])
     assert [(row[0][1], row[4]) for row in rows] == [
-        (f"{SITE}/en/articles/c/", "2"),
-        (f"{SITE}/fr/articles/c/", "2"),
+        ("/en/articles/c/", "2"),
+        ("/fr/articles/c/", "2"),
     ]

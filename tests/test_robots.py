@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
 from urllib.robotparser import RobotFileParser
 
 import pytest
@@ -41,6 +43,30 @@ def test_robots_txt_allows_everything_and_names_the_index(client: Client) -> Non
     assert parser.can_fetch("AnyBot", "https://www.example.com/articles/a/")
     assert parser.can_fetch("*", "https://www.example.com/")
     assert parser.site_maps() == ["https://www.example.com/sitemap.xml"]
+
+
+def test_with_no_source_registered_no_index_is_named(
+    client: Client, sources: Callable[..., None]
+) -> None:
+    # The index would be a 404 (test_views.py): a crawler is not sent to it.
+    sources()
+    assert sitemap_lines() == []
+    response = client.get("/robots.txt")
+    assert (response.status_code, response.content) == (200, b"User-agent: *\nDisallow:\n")
+
+
+@pytest.mark.parametrize("mode", ["files", "files-or-database"])
+def test_in_the_file_modes_a_built_index_is_named_while_it_is_there(
+    sources: Callable[..., None], tmp_path: Path, mode: str
+) -> None:
+    # The views serve a built file whatever is registered.
+    named = ["Sitemap: https://www.example.com/sitemap.xml"]
+    with override_settings(SITEMAPKIT_SERVE=mode, SITEMAPKIT_OUTPUT_DIR=str(tmp_path)):
+        assert sitemap_lines() == named  # sources registered: no file is looked for
+        sources()
+        assert sitemap_lines() == []
+        (tmp_path / "sitemap.xml").write_bytes(b"<sitemapindex/>")
+        assert sitemap_lines() == named
 
 
 @pytest.mark.django_db

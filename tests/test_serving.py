@@ -7,7 +7,7 @@ import gzip
 import io
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from sitemap_xml import Url, fetch, parse_index, parse_urlset, streamed
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.negotiation import accepts_gzip
 from django_sitemapkit.serving import file_response
+from django_sitemapkit.views.http import NO_SOURCES
 
 pytestmark = pytest.mark.django_db
 SITE = "https://www.example.com"
@@ -353,6 +354,25 @@ def test_missing_file_is_404_without_a_database_scan(
         response = client.get(path)
     assert response.status_code == 404
     assert queries.captured_queries == []
+
+
+def test_with_no_source_registered_built_files_are_still_served(
+    client: Client, files: Path, sources: Callable[..., None]
+) -> None:
+    # The views answer from what the build wrote, whatever is registered.
+    sources()
+    assert get(client, "/sitemap.xml")[1] == (files / "sitemap.xml").read_bytes()
+
+
+@pytest.mark.parametrize("mode", ["files", "files-or-database"])
+def test_with_no_source_registered_a_missing_file_is_a_404_that_says_so(
+    client: Client, files: Path, sources: Callable[..., None], mode: str
+) -> None:
+    sources()
+    (files / "sitemap-articles-1.xml").unlink()
+    with override_settings(SITEMAPKIT_SERVE=mode):
+        response = client.get("/sitemap-articles-1.xml")
+    assert (response.status_code, response.content.decode()) == (404, NO_SOURCES + "\n")
 
 
 def test_missing_gz_sibling_and_a_client_that_wants_plain_xml(client: Client, files: Path) -> None:

@@ -78,6 +78,49 @@ def test_index_with_no_rows_anywhere_is_404_not_empty(client: Client, sources: S
     assert status == 404
 
 
+NO_SOURCES = (
+    "No sitemap source is registered, so there is no sitemap. Sources are registered with "
+    "@register (from django_sitemapkit import register) in the sitemaps.py module of an app "
+    "in INSTALLED_APPS, which is imported at start-up. A sitemaps.py in the project package "
+    "(beside settings.py), or in an app missing from INSTALLED_APPS, is never imported: move "
+    "it into an installed app, or add its app to INSTALLED_APPS."
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/sitemap.xml", "/sitemap.xml.gz", "/sitemap-articles-1.xml", "/sitemap-articles-1.xml.gz"],
+)
+def test_with_no_source_registered_a_404_says_so(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture, path: str
+) -> None:
+    sources()
+    ArticleFactory.create(slug="a")
+    response = client.get(path)
+    assert (response.status_code, dict(response.headers), response.content.decode()) == (
+        404,
+        {"Content-Type": "text/plain; charset=utf-8"},
+        NO_SOURCES + "\n",
+    )
+    head = client.head(path)
+    assert (head.status_code, head.content) == (404, b"")
+    assert [
+        (r.levelname, r.getMessage()) for r in caplog.records if r.name == "django_sitemapkit"
+    ] == [("WARNING", NO_SOURCES), ("WARNING", NO_SOURCES)]
+
+
+def test_registered_sources_without_rows_are_not_mistaken_for_none(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(ArticleSource)
+    with override_settings(DEBUG=True):
+        response = client.get("/sitemap.xml")
+    assert response.status_code == 404
+    assert b"No sitemap section has any rows." in response.content
+    assert b"registered" not in response.content
+    assert [r for r in caplog.records if r.name == "django_sitemapkit"] == []
+
+
 def test_index_uses_base_url_not_host_header(client: Client) -> None:
     ArticleFactory.create(slug="a", updated_at=at(1))
     # The views never read the Host header, so even a host ALLOWED_HOSTS
@@ -390,10 +433,12 @@ def test_a_location_dot_segments_take_outside_the_directory_is_skipped(
     hostile = [ArticleFactory.create(slug=slug) for slug in ("up", "encoded", "around")]
     ArticleFactory.create(slug="harmless")
     assert get_urls(client, "/sitemap-dots-1.xml") == [Url(f"{SITE}/blog/b/")]
+    # One reason: the first row in full, the others counted.
     assert sitemapkit_messages(caplog) == [
-        f"Skipped pk={article.pk} of source 'dots': location '{SITE}/admin/' is outside "
-        f"'{SITE}/blog/', the directory the sitemap is served from (sitemaps.org location rule)."
-        for article in hostile
+        f"Skipped pk={hostile[0].pk} of source 'dots': location '{SITE}/admin/' is outside "
+        f"'{SITE}/blog/', the directory the sitemap is served from (sitemaps.org location rule).",
+        "Skipped 2 more rows of source 'dots' on page 1 for the same reason as "
+        f"pk={hostile[0].pk} (3 in all).",
     ]
 
 

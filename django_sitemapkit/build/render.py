@@ -29,9 +29,9 @@ from django_sitemapkit.names import GZIP_SUFFIX, page_filename
 from django_sitemapkit.pipeline import first_run, fitting, written
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.declaration import BaseSource
-from django_sitemapkit.sources.pages import Tally
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import Chunk, close_iterator
+from django_sitemapkit.sources.skips import Tally
 
 #: Called with (section, rows read so far) while a section is read.
 Progress = Callable[[str, int], None]
@@ -121,8 +121,8 @@ def render_section(
         if progress is not None:
             chunks = reported(chunks, lambda: progress(plan.section, tally.rows))
         try:
-            for _, page_chunks in groupby(pages_of(chunks, plan.page_size), key=lambda p: p[0]):
-                runs = written(plan, (chunk for _, chunk in page_chunks), tally)
+            for index, page_chunks in groupby(pages_of(chunks, plan.page_size), key=lambda p: p[0]):
+                runs = written(plan, index + 1, (chunk for _, chunk in page_chunks), tally)
                 write_page_files(
                     plan, fitting(runs, plan, plan.document, tally), staging, options, build
                 )

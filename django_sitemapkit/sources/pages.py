@@ -8,7 +8,6 @@ start; page N from the key of its first row when the order is a key (see
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -16,12 +15,10 @@ from typing import Any, NamedTuple
 from django.db import DatabaseError
 from django.db.models import Count, Max, QuerySet
 
-from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.rows import Chunk, close_iterator, orm_chunks, raw_chunks
+from django_sitemapkit.sources.skips import Tally, skip_row
 from django_sitemapkit.values import newest_lastmod
-
-logger = logging.getLogger("django_sitemapkit")
 
 LastmodValue = Any  # a date or datetime as the database returns it
 
@@ -42,24 +39,6 @@ class SectionStats(NamedTuple):
     rows: int
     lastmod: LastmodValue | None
     fingerprint: tuple[Any, ...]
-
-
-@dataclass
-class Tally:
-    """Rows read for a document, and rows that gave no entry."""
-
-    rows: int = 0
-    skipped: int = 0
-
-
-def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: bool) -> None:
-    """Log a row that makes no entry (or raise in strict mode), and count it."""
-    message = f"Skipped {key} of source {section!r}: {reason}."
-    if strict:
-        raise InvalidEntry(message)
-    logger.warning(message)
-    if tally is not None:
-        tally.skipped += 1
 
 
 def is_undecodable(exc: BaseException) -> bool:

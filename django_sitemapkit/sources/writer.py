@@ -4,7 +4,7 @@ Each chunk of rows becomes a list of entries (for the HTML pages and any
 source with languages or extensions), or, for the XML of the declarative
 route, a list of lines written by one tight loop with no ``Entry`` between
 the row and its line. Invalid rows are skipped and logged (raised when strict)
-and counted in the caller's ``Tally``.
+and counted in the caller's ``Tally`` (see ``skips.py``).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from django_sitemapkit.sources.extended import (
     news_reader,
     related_queries,
 )
-from django_sitemapkit.sources.pages import Tally, skip_row
 from django_sitemapkit.sources.rows import Chunk
+from django_sitemapkit.sources.skips import Tally, skip_row
 
 Reader = Callable[[Any], Any]
 #: The lines of a chunk of entries, and the ``lastmod`` of each (for the index).

@@ -4,18 +4,28 @@ sitemap for people, always from the database."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit import html, serving
 from django_sitemapkit.conf import conf
 from django_sitemapkit.names import INDEX_FILENAME, page_filename
+from django_sitemapkit.registry import registry
 from django_sitemapkit.views.database import (
     database_html_index,
     database_index,
     database_page,
 )
-from django_sitemapkit.views.http import GZIP, HTML, XML, Representation, answered
+from django_sitemapkit.views.http import (
+    GZIP,
+    HTML,
+    XML,
+    Representation,
+    answered,
+    no_sources,
+)
 
 __all__ = ["html_index", "html_page", "index", "index_gz", "page", "page_gz"]
 
@@ -42,8 +52,12 @@ def page_gz(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
 
 def index_as(request: HttpRequest, representation: Representation) -> HttpResponseBase:
     def respond() -> HttpResponseBase:
-        built = built_file(request, INDEX_FILENAME, representation)
-        return database_index(request, representation) if built is None else built
+        return from_files_or_database(
+            request,
+            INDEX_FILENAME,
+            representation,
+            lambda: database_index(request, representation),
+        )
 
     return answered(request, "The sitemap index", respond)
 
@@ -52,24 +66,46 @@ def page_as(
     request: HttpRequest, section: str, page: int, representation: Representation
 ) -> HttpResponseBase:
     def respond() -> HttpResponseBase:
-        built = built_file(request, page_filename(section, page), representation)
-        return database_page(request, representation, section, page) if built is None else built
+        return from_files_or_database(
+            request,
+            page_filename(section, page),
+            representation,
+            lambda: database_page(request, representation, section, page),
+        )
 
     return answered(request, f"Page {page} of sitemap source {section!r}", respond)
+
+
+def from_files_or_database(
+    request: HttpRequest,
+    filename: str,
+    representation: Representation,
+    database: Callable[[], HttpResponseBase],
+) -> HttpResponseBase:
+    """The built file in the file modes, if there is one; else the database's answer.
+
+    A built file is served whatever is registered: in the file modes the
+    build is what the views answer from. Anything else needs a source.
+    """
+    built = built_file(request, filename, representation)
+    if built is not None:
+        return built
+    if not registry.all():
+        return no_sources(request)
+    if conf.SERVE == "files":
+        # Never a silent database scan: in this mode the build is the only source.
+        raise Http404(f"{filename + representation.suffix} has not been built.")
+    return database()
 
 
 def built_file(
     request: HttpRequest, filename: str, representation: Representation
 ) -> HttpResponseBase | None:
-    """The built file's response in the file modes; ``None`` to answer from the database."""
+    """The built file's response in the file modes; ``None`` if it is not built, or
+    in the database mode."""
     if conf.SERVE not in serving.FILE_MODES:
         return None
-    name = filename + representation.suffix
-    response = serving.file_response(request, name)
-    if response is None and conf.SERVE == "files":
-        # Never a silent database scan: in this mode the build is the only source.
-        raise Http404(f"{name} has not been built.")
-    return response
+    return serving.file_response(request, filename + representation.suffix)
 
 
 # -- the HTML sitemap for people (html.py), from the database in every mode -----
@@ -77,12 +113,16 @@ def built_file(
 
 @require_safe
 def html_index(request: HttpRequest) -> HttpResponseBase:
+    if not registry.all():
+        return no_sources(request)
     response = answered(request, "The HTML sitemap index", lambda: database_html_index(request))
     return with_html_headers(response)
 
 
 @require_safe
 def html_page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
+    if not registry.all():
+        return no_sources(request)
     response = answered(
         request,
         f"HTML page {page} of sitemap source {section!r}",

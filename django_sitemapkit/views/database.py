@@ -25,6 +25,7 @@ from django_sitemapkit.pipeline import (
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import close_iterator
+from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.http import (
     HTML,
@@ -108,8 +109,13 @@ def database_page(
     head_only = request.method == "HEAD"
 
     def body() -> Iterator[bytes]:
-        element = html.url_row if html_page else url_element
-        runs = fitting(page_runs(plan, page, stats.start, None, element), plan, plan.document)
+        origin = Origin.from_settings()
+        element = html.url_rows(origin.url) if html_page else url_element
+        # A tally, so that rows skipped for one reason are logged once (skips.py).
+        tally = Tally()
+        runs = fitting(
+            page_runs(plan, page, stats.start, tally, element), plan, plan.document, tally
+        )
         started = first_run(runs)
         if started is None:
             logger.error(
@@ -126,10 +132,10 @@ def database_page(
         layout: Layout = plan.document
         max_bytes = conf.MAX_BYTES
         if html_page:
-            origin = Origin.from_settings()
             index_url = origin.url + index_path(html.URL_NAMESPACE)
             # The XML page's URL limit; its byte cap is the XML's, not this document's.
-            layout, max_bytes = html.page_layout(section, page, index_url), sys.maxsize
+            layout = html.page_layout(section, page, index_url, origin.url)
+            max_bytes = sys.maxsize
         encoder = Encoder(layout, max_urls=plan.url_limit, max_bytes=max_bytes)
         return ClosingStream(checked_page(encoder, started, plan, page), runs)
 
@@ -190,7 +196,7 @@ def database_html_index(request: HttpRequest) -> HttpResponseBase:
             )
             for entry_page, entry in zip(pages, index_entries(pages, origin), strict=True)
         ]
-        return html.index_document(rows)
+        return html.index_document(rows, origin.url)
 
     etag = sections_etag(HTML.label, found)
     return document_response(request, HTML, etag, lastmod, body)

@@ -29,6 +29,7 @@ from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import conf
 from django_sitemapkit.locations import fixed_script_prefix
 from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.registry import WHERE_SOURCES_ARE
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.values import http_timestamp
 
@@ -120,6 +121,26 @@ def unavailable(request: HttpRequest, document: str) -> HttpResponse:
         status=503,
         content_type="text/plain; charset=utf-8",
         headers={"Retry-After": str(RETRY_AFTER)},
+    )
+
+
+#: The body of every sitemap URL's 404 while no source is registered.
+NO_SOURCES = f"No sitemap source is registered, so there is no sitemap. {WHERE_SOURCES_ARE}"
+
+
+def no_sources(request: HttpRequest) -> HttpResponse:
+    """The 404 of a project with no source registered: logged, and said in the body.
+
+    The body is written here, not left to the project's 404 page (which shows
+    no reason unless DEBUG is on): whoever meets this is setting the project
+    up, and "not found" alone would send them looking at the URLconf. The
+    text says nothing the README does not.
+    """
+    logger.warning("%s", NO_SOURCES)
+    return HttpResponse(
+        b"" if request.method == "HEAD" else f"{NO_SOURCES}\n".encode(),
+        status=404,
+        content_type="text/plain; charset=utf-8",
     )
 
 

@@ -15,7 +15,7 @@ from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBui
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import INDEX_FILENAME
-from django_sitemapkit.registry import registry
+from django_sitemapkit.registry import WHERE_SOURCES_ARE, registry
 from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.plan import compile_plan
 
@@ -77,6 +77,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity: int = options["verbosity"]
+        if not registry.all():
+            # Not "no section has any rows", exit 0: a cron job would go on
+            # reporting success while the sitemap it serves grows stale.
+            raise CommandError(
+                "No sitemap source is registered: nothing was built, and no file was written "
+                f"or removed. {WHERE_SOURCES_ARE}"
+            )
         sources = self.selected_sources(options["section"])
         build_options = BuildOptions(
             gzip=conf.GZIP if options["gzip"] is None else options["gzip"],

@@ -1,0 +1,84 @@
+"""Rows that make no entry: counted (for the build's summary) and logged.
+
+A page logs the first row each reason costs in full, and at its end one line
+for the others. A sitemap mounted under a prefix, every location outside its
+directory, would otherwise log a warning per row on every request. Each of
+the others is still logged at DEBUG, for whoever needs the list.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from django_sitemapkit.exceptions import InvalidEntry
+
+logger = logging.getLogger("django_sitemapkit")
+
+# What differs between two rows skipped for one reason: the values the reason
+# quotes (a location, a slug; from the first quote to the last, as a
+# NoReverseMatch nests its quotes) and its numbers (a size, a date's parts).
+VALUES = re.compile(r"""['"].*['"]|\d+(?:[.,]\d+)*""", re.DOTALL)
+
+
+def reason_kind(reason: str) -> str:
+    """``reason`` without its values: equal for the rows skipped for one reason."""
+    return VALUES.sub("...", reason)
+
+
+@dataclass
+class FirstSkip:
+    """The first row a page skipped for one reason, and how many it skipped for it."""
+
+    key: str
+    count: int = 1
+
+
+@dataclass
+class Tally:
+    """Rows read for a document, rows that gave no entry, and the current page's
+    skips by source and reason (summed up in the log by ``end_page()``)."""
+
+    rows: int = 0
+    skipped: int = 0
+    reasons: dict[tuple[str, str], FirstSkip] = field(default_factory=dict)
+
+    def end_page(self, page: int) -> None:
+        """Log how many more rows each reason cost on ``page`` after the first (logged
+        in full); the next page logs its own first ones."""
+        for (section, _), first in self.reasons.items():
+            if first.count > 1:
+                more = first.count - 1
+                logger.warning(
+                    "Skipped %s more %s of source %r on page %s for the same reason as "
+                    "%s (%s in all).",
+                    f"{more:,}",
+                    "row" if more == 1 else "rows",
+                    section,
+                    page,
+                    first.key,
+                    f"{first.count:,}",
+                )
+        self.reasons.clear()
+
+
+def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: bool) -> None:
+    """Count a row that makes no entry, and log it: at WARNING if it is the first its
+    reason costs on this page, else at DEBUG (raise in strict mode). Without a
+    tally, every row is logged at WARNING."""
+    message = f"Skipped {key} of source {section!r}: {reason}."
+    if strict:
+        raise InvalidEntry(message)
+    if tally is None:
+        logger.warning(message)
+        return
+    tally.skipped += 1
+    kind = (section, reason_kind(reason))
+    first = tally.reasons.get(kind)
+    if first is None:
+        tally.reasons[kind] = FirstSkip(key)
+        logger.warning(message)
+    else:
+        first.count += 1
+        logger.debug(message)

@@ -1,0 +1,201 @@
+"""Rows that make no entry: the first each reason costs on a page is logged in full,
+the others counted in one line at the end of the page, by the views and the build."""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client, override_settings
+from factories import ArticleFactory
+from sitemap_xml import fetch, parse_urlset
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource
+
+from django_sitemapkit import InvalidEntry, SitemapSource
+from django_sitemapkit.sources.skips import Tally, reason_kind, skip_row
+
+SITE = "https://www.example.com"
+Sources = Callable[..., None]
+
+
+def outside(slug: str) -> str:
+    return (
+        f"location '{SITE}/blog/{slug}/' is outside '{SITE}/shop/', the directory the sitemap "
+        "is served from (sitemaps.org location rule)"
+    )
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
+    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "django_sitemapkit"]
+
+
+# -- the tally -----------------------------------------------------------------------
+
+
+def test_a_reason_without_its_values() -> None:
+    assert (
+        reason_kind(outside("a"))
+        == reason_kind(outside("b-2"))
+        == ("location ..., the directory the sitemap is served from (sitemaps.org location rule)")
+    )
+    assert reason_kind("priority 7.0 is outside 0.0 to 1.0") == (
+        "priority ... is outside ... to ..."
+    )
+    assert reason_kind("URL argument 'slug' (field 'slug') is None") == "URL argument ...) is None"
+    assert reason_kind("changefreq 'x' is not one of always, hourly") != reason_kind(
+        "lastmod 'x' is not a date or datetime"
+    )
+
+
+def test_each_reason_is_told_once_per_page_and_counted_at_its_end(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="django_sitemapkit")
+    tally = Tally()
+    for pk in (1, 2, 3):
+        skip_row("posts", f"pk={pk}", outside(f"p{pk}"), tally, strict=False)
+        skip_row("posts", f"pk={pk + 10}", "priority 7.0 is outside 0.0 to 1.0", tally, False)
+    skip_row("posts", "pk=20", "changefreq 'x' is not one of always", tally, strict=False)
+    tally.end_page(4)
+    skip_row("posts", "pk=21", outside("p21"), tally, strict=False)
+    tally.end_page(5)
+    assert (tally.rows, tally.skipped) == (0, 8)
+    assert logged(caplog) == [
+        ("WARNING", f"Skipped pk=1 of source 'posts': {outside('p1')}."),
+        ("WARNING", "Skipped pk=11 of source 'posts': priority 7.0 is outside 0.0 to 1.0."),
+        # Every other row at DEBUG, for whoever needs the list.
+        ("DEBUG", f"Skipped pk=2 of source 'posts': {outside('p2')}."),
+        ("DEBUG", "Skipped pk=12 of source 'posts': priority 7.0 is outside 0.0 to 1.0."),
+        ("DEBUG", f"Skipped pk=3 of source 'posts': {outside('p3')}."),
+        ("DEBUG", "Skipped pk=13 of source 'posts': priority 7.0 is outside 0.0 to 1.0."),
+        ("WARNING", "Skipped pk=20 of source 'posts': changefreq 'x' is not one of always."),
+        (
+            "WARNING",
+            "Skipped 2 more rows of source 'posts' on page 4 for the same reason as pk=1 "
+            "(3 in all).",
+        ),
+        (
+            "WARNING",
+            "Skipped 2 more rows of source 'posts' on page 4 for the same reason as pk=11 "
+            "(3 in all).",
+        ),
+        # A new page tells its first one again.
+        ("WARNING", f"Skipped pk=21 of source 'posts': {outside('p21')}."),
+    ]
+
+
+def test_strict_mode_raises_at_the_first(caplog: pytest.LogCaptureFixture) -> None:
+    with pytest.raises(InvalidEntry) as raised:
+        skip_row("posts", "pk=1", outside("p1"), Tally(), strict=True)
+    assert str(raised.value) == f"Skipped pk=1 of source 'posts': {outside('p1')}."
+    assert logged(caplog) == []
+
+
+def test_without_a_tally_every_row_is_told(caplog: pytest.LogCaptureFixture) -> None:
+    for pk in (1, 2):
+        skip_row("posts", f"pk={pk}", outside(f"p{pk}"), None, strict=False)
+    assert logged(caplog) == [
+        ("WARNING", f"Skipped pk=1 of source 'posts': {outside('p1')}."),
+        ("WARNING", f"Skipped pk=2 of source 'posts': {outside('p2')}."),
+    ]
+
+
+# -- a sitemap mounted under /shop/: every /blog/ location is outside it ---------------
+
+
+class Mixed(SitemapSource):
+    """Under /shop/ the rows whose slug starts with "in" and no other."""
+
+    name = "mixed"
+    queryset = Article.objects.all()
+    fields = ("slug",)
+
+    def location(self, row: dict[str, Any]) -> str:
+        slug = row["slug"]
+        return f"/shop/{slug}/" if slug.startswith("in") else f"/blog/{slug}/"
+
+
+class SmallMixed(Mixed):
+    limit = 2
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_a_page_logs_the_first_row_outside_and_counts_the_others(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(Mixed)
+    made = [ArticleFactory.create(slug=slug) for slug in ["o1", "in1", "o2", "o3", "o4", "in2"]]
+    for _ in range(2):  # each request tells its own
+        caplog.clear()
+        status, body, _ = fetch(client, "/shop/sitemap-mixed-1.xml")
+        assert status == 200
+        assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/shop/in1/", f"{SITE}/shop/in2/"]
+        assert logged(caplog) == [
+            ("WARNING", f"Skipped pk={made[0].pk} of source 'mixed': {outside('o1')}."),
+            (
+                "WARNING",
+                "Skipped 3 more rows of source 'mixed' on page 1 for the same reason as "
+                f"pk={made[0].pk} (4 in all).",
+            ),
+        ]
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_a_page_of_nothing_but_rows_outside_is_summed_up_before_its_404(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(Mixed)
+    made = [ArticleFactory.create(slug=f"o{n}") for n in range(3)]
+    assert fetch(client, "/shop/sitemap-mixed-1.xml")[0] == 404
+    assert logged(caplog) == [
+        ("WARNING", f"Skipped pk={made[0].pk} of source 'mixed': {outside('o0')}."),
+        (
+            "WARNING",
+            "Skipped 2 more rows of source 'mixed' on page 1 for the same reason as "
+            f"pk={made[0].pk} (3 in all).",
+        ),
+        (
+            "ERROR",
+            "Page 1 of sitemap source 'mixed' has no valid entry (see the warnings above); it "
+            "is answered with 404.",
+        ),
+    ]
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF="testapp.urls_subpath")
+def test_the_build_logs_once_per_page_and_counts_every_skipped_row(
+    sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(ArticleSource, SmallMixed)  # articles are listed under /shop/
+    slugs = ["o1", "o2", "in1", "o3", "o4", "o5", "o6"]
+    made = [ArticleFactory.create(slug=slug) for slug in slugs]
+    stdout = io.StringIO()
+    call_command("build_sitemaps", output=str(tmp_path), stdout=stdout)
+    row = next(line for line in stdout.getvalue().splitlines() if line.startswith("mixed "))
+    # Rows, URLs, files, ..., skipped rows: each counted, as before.
+    assert (row.split()[1:4], row.split()[6]) == (["7", "1", "1"], "6")
+    assert logged(caplog) == [
+        ("WARNING", f"Skipped pk={made[0].pk} of source 'mixed': {outside('o1')}."),
+        (
+            "WARNING",
+            "Skipped 1 more row of source 'mixed' on page 1 for the same reason as "
+            f"pk={made[0].pk} (2 in all).",
+        ),
+        ("WARNING", f"Skipped pk={made[3].pk} of source 'mixed': {outside('o3')}."),
+        ("WARNING", f"Skipped pk={made[4].pk} of source 'mixed': {outside('o4')}."),
+        (
+            "WARNING",
+            "Skipped 1 more row of source 'mixed' on page 3 for the same reason as "
+            f"pk={made[4].pk} (2 in all).",
+        ),
+        ("WARNING", f"Skipped pk={made[6].pk} of source 'mixed': {outside('o6')}."),
+    ]
