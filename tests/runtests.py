@@ -35,7 +35,15 @@ import sys
 import venv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+
+from interpreters import (
+    Interpreter,
+    find_interpreter,
+    how_to_get,
+    needed_version,
+    search_path,
+    version_key,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / ".tox" / "_runner"
@@ -44,129 +52,55 @@ TOX_REQUIREMENT = "tox>=4.22"
 OLDEST_RUNNER = (3, 9)
 
 
-class Interpreter(NamedTuple):
-    version: str  # "3.12"
-    path: Path
-
-
 def log(message: str) -> None:
     print(f"runtests: {message}", flush=True)
 
 
-def version_of(executable: Path) -> str | None:
-    """The "X.Y" that the program reports, or None when it does not run.
-
-    pyenv's shims exist for every installed version but only run the selected
-    ones, and a stale link may point nowhere: running the program is the only
-    test that tells.
-    """
-    try:
-        completed = subprocess.run(
-            [str(executable), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if completed.returncode != 0:
-        return None
-    return completed.stdout.strip() or None
-
-
-def version_key(name: str) -> tuple[int, ...]:
-    """Orders "3.12.1" after "3.12.0" and "3.12.10" after "3.12.9"."""
-    return tuple(int(part) for part in re.findall(r"\d+", name))
-
-
-def candidates(version: str, path: str, home: Path, pyenv_root: Path) -> list[Path]:
-    """Where pythonX.Y may be, best first: real installations before pyenv's shims."""
-    found: list[Path] = []
-    name = f"python{version}"
-    # pyenv's versions (3.12.1, 3.12.7, ...), the newest patch release first.
-    versions = pyenv_root / "versions"
-    if versions.is_dir():
-        matching = [d for d in versions.iterdir() if d.name.startswith(f"{version}.")]
-        for directory in sorted(matching, key=lambda d: version_key(d.name), reverse=True):
-            found.append(directory / "bin" / name)
-    # uv's managed interpreters (uv python install 3.12).
-    uv_root = home / ".local" / "share" / "uv" / "python"
-    if uv_root.is_dir():
-        matching = [d for d in uv_root.iterdir() if d.name.startswith(f"cpython-{version}.")]
-        for directory in sorted(matching, key=lambda d: version_key(d.name), reverse=True):
-            found.append(directory / "bin" / name)
-    shims = pyenv_root / "shims"
-    for entry in path.split(os.pathsep):
-        if entry and Path(entry) != shims:
-            found.append(Path(entry) / name)
-    # A shim runs the version only if pyenv has it selected (global or local).
-    found.append(shims / name)
-    return found
-
-
-def find_interpreter(version: str, path: str, home: Path, pyenv_root: Path) -> Interpreter | None:
-    for candidate in candidates(version, path, home, pyenv_root):
-        if candidate.is_file() and version_of(candidate) == version:
-            return Interpreter(version, candidate)
-    return None
-
-
-def needed_version(base_python: str) -> str | None:
-    """ "py312" or "python3.12" -> "3.12"; None for what names no version."""
-    match = re.fullmatch(r"(?:py|python)(\d)\.?(\d+)", base_python.strip())
-    return f"{match.group(1)}.{match.group(2)}" if match else None
-
-
-def how_to_get(version: str) -> str:
-    return (
-        f"pyenv install {version} (then rerun: this script finds pyenv's versions), "
-        f"or uv python install {version}, or your system's python{version} package "
-        f"(Debian/Ubuntu: apt-get install python{version} python{version}-venv)"
-    )
+def runs(command: Sequence[str]) -> bool:
+    return subprocess.run(command, capture_output=True, check=False).returncode == 0
 
 
 def ensure_runner() -> Path:
-    """The runner's Python, with tox installed; created on first use."""
+    """The runner's Python, with tox installed; (re)created when it has no pip."""
     python = RUNNER / "bin" / "python"
-    if not python.exists():
+    # A runner left without pip (Debian's venv without python3-venv stops
+    # half-way) is made again rather than failing on every later run.
+    if not (python.exists() and runs([str(python), "-m", "pip", "--version"])):
         log(f"creating the virtual environment {RUNNER.relative_to(ROOT)} for tox")
         try:
             venv.EnvBuilder(with_pip=True, clear=True).create(RUNNER)
-        except (OSError, subprocess.CalledProcessError) as error:
+            created = runs([str(python), "-m", "pip", "--version"])
+        except (OSError, subprocess.CalledProcessError, SystemExit):
+            # Debian's venv calls sys.exit() when ensurepip is missing.
+            created = False
+        if not created:
             sys.exit(
-                f"runtests: could not create a virtual environment with {sys.executable}: "
-                f"{error}\nOn Debian or Ubuntu, install the venv module: "
-                f"apt-get install python3-venv (or python{sys.version_info[0]}."
+                f"runtests: could not create a virtual environment with pip, with "
+                f"{sys.executable}. On Debian or Ubuntu, install the venv module "
+                f"(apt-get install python3-venv, or python{sys.version_info[0]}."
                 f"{sys.version_info[1]}-venv), then run this command again."
             )
-    subprocess.run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            TOX_REQUIREMENT,
-        ],
-        check=True,
-    )
+    install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    if subprocess.run([*install, TOX_REQUIREMENT], check=False).returncode != 0:
+        sys.exit(f"runtests: pip could not install {TOX_REQUIREMENT} (its message is above).")
     return python
 
 
-def tox_base_pythons(python: Path, envs: Sequence[str]) -> dict[str, str]:
-    """Each environment's base_python, as tox itself resolves it from tox.ini."""
-    output = subprocess.run(
-        [str(python), "-m", "tox", "config", "-e", ",".join(envs), "-k", "base_python"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+def tox_output(python: Path, *args: str) -> str:
+    """What a tox command prints; its own error goes to stderr, then we stop."""
+    done = subprocess.run(
+        [str(python), "-m", "tox", *args], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    if done.returncode != 0:
+        sys.exit(f"runtests: 'tox {' '.join(args)}' failed (its message is above).")
+    return done.stdout
+
+
+def parse_base_pythons(config: str) -> dict[str, str]:
+    """Each environment's first base_python, from the text of "tox config -k base_python"."""
     result: dict[str, str] = {}
     env = None
-    for line in output.splitlines():
+    for line in config.splitlines():
         header = re.fullmatch(r"\[testenv:(.+)\]", line.strip())
         if header:
             env = header.group(1)
@@ -175,20 +109,16 @@ def tox_base_pythons(python: Path, envs: Sequence[str]) -> dict[str, str]:
     return result
 
 
-def selected_envs(python: Path, options: argparse.Namespace) -> list[str]:
-    """The environments named by -e, or by -m, or else tox.ini's env_list."""
-    if options.envs:
-        return [env for group in options.envs for env in group.split(",") if env]
-    command = [str(python), "-m", "tox", "list"]
-    if options.labels:
-        command += ["-m", *options.labels]
-    output = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    # "name -> description" lines: without -m, the env_list ("default
-    # environments") comes first, then the "additional environments" that
-    # "tox" alone does not run.
+def parse_env_list(listing: str, *, additional: bool = False) -> list[str]:
+    """The environments of "tox list" text: "name -> description" lines.
+
+    Without -m, tox prints the env_list ("default environments") first, then
+    the "additional environments" that "tox" alone does not run: those are
+    left out unless asked for.
+    """
     envs: list[str] = []
-    for line in output.splitlines():
-        if line.startswith("additional environments"):
+    for line in listing.splitlines():
+        if line.startswith("additional environments") and not additional:
             break
         name, arrow, _ = line.partition(" -> ")
         if arrow:
@@ -196,19 +126,18 @@ def selected_envs(python: Path, options: argparse.Namespace) -> list[str]:
     return envs
 
 
-def search_path(found: Sequence[Interpreter], path: str) -> str:
-    """PATH with the directory of each interpreter found in front.
-
-    tox (through virtualenv) takes pythonX.Y from the first PATH directory that
-    has one that runs. Links to the interpreters in a directory of their own
-    would not do: virtualenv cannot find the installation behind a link.
-    """
-    directories: list[str] = []
-    for interpreter in found:
-        directory = str(interpreter.path.parent)
-        if directory not in directories:
-            directories.append(directory)
-    return os.pathsep.join([*directories, path])
+def selected_envs(python: Path, options: argparse.Namespace) -> list[str]:
+    """The environments named by -e (each must exist), by -m, or else the env_list."""
+    if options.envs:
+        known = parse_env_list(tox_output(python, "list"), additional=True)
+        envs = [env for group in options.envs for env in group.split(",") if env]
+        unknown = [env for env in envs if env not in known]
+        if unknown:
+            sys.exit(f"runtests: no environment {unknown!r} in tox.ini; it has {known!r}.")
+        return envs
+    return parse_env_list(
+        tox_output(python, "list", *(["-m", *options.labels] if options.labels else []))
+    )
 
 
 def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -244,7 +173,9 @@ def main(argv: Sequence[str]) -> int:
     envs = selected_envs(python, options)
     if not envs:
         sys.exit("runtests: no tox environment matches " + " ".join(argv))
-    base_pythons = tox_base_pythons(python, envs)
+    base_pythons = parse_base_pythons(
+        tox_output(python, "config", "-e", ",".join(envs), "-k", "base_python")
+    )
     path = os.environ.get("PATH", "")
     home = Path.home()
     pyenv_root = Path(os.environ.get("PYENV_ROOT") or home / ".pyenv")
@@ -256,7 +187,6 @@ def main(argv: Sequence[str]) -> int:
             found[version] = interpreter
         log(f"python{version}: {interpreter.path if interpreter else 'NOT FOUND'}")
     runnable = [e for e in envs if needed_version(base_pythons.get(e, "")) in (*found, None)]
-    missing = [e for e in envs if e not in runnable]
 
     status = 0
     if runnable:
@@ -271,17 +201,37 @@ def main(argv: Sequence[str]) -> int:
         status = subprocess.run(command, cwd=ROOT, env=environ, check=False).returncode
 
     print(flush=True)
+    print("\n".join(closing_lines(envs, runnable, base_pythons, status, options.allow_missing)))
+    return exit_status(
+        status, missing=len(envs) - len(runnable), allow_missing=options.allow_missing
+    )
+
+
+def closing_lines(
+    envs: Sequence[str],
+    runnable: Sequence[str],
+    base_pythons: dict[str, str],
+    status: int,
+    allow_missing: bool,
+) -> list[str]:
+    """The last lines of the output: what did not run and how to get it, then the outcome."""
+    lines = []
+    missing = [env for env in envs if env not in runnable]
     if missing:
-        print(f"runtests: {len(missing)} of {len(envs)} environments DID NOT RUN:")
+        lines.append(f"runtests: {len(missing)} of {len(envs)} environments DID NOT RUN:")
         for env in missing:
             version = needed_version(base_pythons[env]) or base_pythons[env]
-            print(f"  {env}: no python{version} found. Get it with {how_to_get(version)}.")
+            lines.append(f"  {env}: no python{version} found. Get it with {how_to_get(version)}.")
     outcome = "passed" if status == 0 else f"FAILED (tox exit status {status})"
-    print(f"runtests: {len(runnable)} of {len(envs)} environments ran: {outcome}.")
-    if status == 0 and missing and not options.allow_missing:
-        print(
-            "runtests: exit status 1 because environments did not run (--allow-missing accepts it)."
-        )
+    lines.append(f"runtests: {len(runnable)} of {len(envs)} environments ran: {outcome}.")
+    if missing and status == 0 and not allow_missing:
+        lines.append("runtests: exit status 1: not every environment ran (see --allow-missing).")
+    return lines
+
+
+def exit_status(status: int, *, missing: int, allow_missing: bool) -> int:
+    """tox's status, or 1 when environments did not run: never a bare success."""
+    if status == 0 and missing and not allow_missing:
         return 1
     return status
 

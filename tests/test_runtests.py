@@ -1,8 +1,9 @@
-"""The test command's search for interpreters (tests/runtests.py).
+"""The test command (tests/runtests.py) and its search for interpreters (tests/interpreters.py).
 
 The interpreters here are real: links to the one running the suite, placed
 where pyenv, uv or PATH would put one. A "shim" that fails stands for pyenv's
-shim of a version that is installed but not selected.
+shim of a version that is installed but not selected. The tox output parsed
+is text tox 4 printed for this repository's tox.ini.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from runtests import Interpreter, find_interpreter, how_to_get, needed_version, search_path
+from interpreters import Interpreter, find_interpreter, how_to_get, needed_version, search_path
+from runtests import closing_lines, exit_status, parse_base_pythons, parse_env_list
 
 RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
 OTHER = "3.99"  # a version no machine has
@@ -92,3 +94,76 @@ def test_how_to_get_names_every_way() -> None:
         "or uv python install 3.10, or your system's python3.10 package "
         "(Debian/Ubuntu: apt-get install python3.10 python3.10-venv)"
     )
+
+
+TOX_LIST = """default environments:
+py310-django52 -> run the test suite on py310 against the built wheel (py310-django52)
+py313-django52 -> run the test suite on py313 against the built wheel, under coverage.py
+lint           -> ruff (lint and format) and mypy (strict, with the django-stubs plugin)
+docs           -> build the documentation site (docs/) with Sphinx, every warning an error
+
+additional environments:
+coverage       -> combine the coverage data the test environments wrote since the last combine
+"""
+TOX_LIST_LABEL = """py313-django52 -> run the test suite on py313 against the built wheel
+py313-django61 -> run the test suite on py313 against the built wheel (py313-django61)
+"""
+TOX_CONFIG = """[testenv:py310-django52]
+base_python = py310
+
+[testenv:lint]
+base_python = py312
+
+[testenv:docs]
+base_python = py312, py313
+"""
+
+
+def test_the_env_list_leaves_out_the_additional_environments() -> None:
+    assert parse_env_list(TOX_LIST) == ["py310-django52", "py313-django52", "lint", "docs"]
+    assert parse_env_list(TOX_LIST, additional=True)[-1] == "coverage"
+    assert parse_env_list(TOX_LIST_LABEL) == ["py313-django52", "py313-django61"]
+
+
+def test_base_pythons_are_read_per_environment_first_one_first() -> None:
+    assert parse_base_pythons(TOX_CONFIG) == {
+        "py310-django52": "py310",
+        "lint": "py312",
+        "docs": "py312",
+    }
+
+
+ENVS = ["py310-django52", "py312-django52", "lint"]
+BASES = {"py310-django52": "py310", "py312-django52": "py312", "lint": "py312"}
+
+
+def test_every_environment_ran() -> None:
+    assert closing_lines(ENVS, ENVS, BASES, 0, allow_missing=False) == [
+        "runtests: 3 of 3 environments ran: passed."
+    ]
+    assert exit_status(0, missing=0, allow_missing=False) == 0
+
+
+def test_environments_that_did_not_run_are_named_last_and_fail_the_command() -> None:
+    lines = closing_lines(ENVS, ["py310-django52"], BASES, 0, allow_missing=False)
+    assert lines == [
+        "runtests: 2 of 3 environments DID NOT RUN:",
+        f"  py312-django52: no python3.12 found. Get it with {how_to_get('3.12')}.",
+        f"  lint: no python3.12 found. Get it with {how_to_get('3.12')}.",
+        "runtests: 1 of 3 environments ran: passed.",
+        "runtests: exit status 1: not every environment ran (see --allow-missing).",
+    ]
+    assert exit_status(0, missing=2, allow_missing=False) == 1
+
+
+def test_allow_missing_accepts_what_did_not_run_but_still_names_it() -> None:
+    lines = closing_lines(ENVS, ["py310-django52"], BASES, 0, allow_missing=True)
+    assert lines[0] == "runtests: 2 of 3 environments DID NOT RUN:"
+    assert lines[-1] == "runtests: 1 of 3 environments ran: passed."
+    assert exit_status(0, missing=2, allow_missing=True) == 0
+
+
+def test_a_failure_keeps_tox_s_status() -> None:
+    lines = closing_lines(ENVS, ["py310-django52"], BASES, 3, allow_missing=False)
+    assert lines[-1] == "runtests: 1 of 3 environments ran: FAILED (tox exit status 3)."
+    assert exit_status(3, missing=2, allow_missing=False) == 3
