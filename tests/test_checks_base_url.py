@@ -96,6 +96,27 @@ def test_e004_host_allowed(allowed: list[str]) -> None:
         assert check_settings() == []
 
 
+@override_settings(SITEMAPKIT_BASE_URL="http://[::1]:8000", ALLOWED_HOSTS=["[::1]"], DEBUG=False)
+def test_e004_ipv6_host_allowed_in_brackets() -> None:
+    # Django matches the Host header's IPv6 address with its brackets.
+    assert check_settings() == []
+
+
+@override_settings(
+    SITEMAPKIT_BASE_URL="http://[::1]:8000", ALLOWED_HOSTS=["localhost"], DEBUG=False
+)
+def test_e004_names_an_ipv6_host_in_brackets() -> None:
+    assert check_settings() == [
+        Error(
+            "The host of SITEMAPKIT_BASE_URL, '[::1]', is not accepted by "
+            "ALLOWED_HOSTS ['localhost'].",
+            hint="Add '[::1]' to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            "the site is served on.",
+            id="sitemapkit.E004",
+        )
+    ]
+
+
 @override_settings(ALLOWED_HOSTS=[], DEBUG=True)
 def test_e004_is_quiet_in_development() -> None:
     assert check_settings() == []

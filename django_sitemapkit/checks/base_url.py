@@ -141,10 +141,13 @@ def check_allowed_hosts() -> list[CheckMessage]:
     if settings.DEBUG and not settings.ALLOWED_HOSTS:
         return []
     origin = Origin.from_settings()
-    if validate_host(origin.host, settings.ALLOWED_HOSTS):
+    # As Django reads the Host header (split_domain_port()): an IPv6 address
+    # keeps its brackets, and ALLOWED_HOSTS must name it so.
+    host = f"[{origin.host}]" if ":" in origin.host else origin.host
+    if validate_host(host, settings.ALLOWED_HOSTS):
         return []
     message = (
-        f"The host of SITEMAPKIT_BASE_URL, {origin.host!r}, is not accepted by "
+        f"The host of SITEMAPKIT_BASE_URL, {host!r}, is not accepted by "
         f"ALLOWED_HOSTS {settings.ALLOWED_HOSTS!r}."
     )
     if settings.DEBUG:
@@ -154,7 +157,7 @@ def check_allowed_hosts() -> list[CheckMessage]:
                 hint="With DEBUG off this is an error (sitemapkit.E004). Give each "
                 "environment its own values: set SITEMAPKIT_BASE_URL from an environment "
                 "variable (os.environ['SITEMAPKIT_BASE_URL']) to the host that environment "
-                f"serves, or add {origin.host!r} to ALLOWED_HOSTS where the site is served "
+                f"serves, or add {host!r} to ALLOWED_HOSTS where the site is served "
                 "on it.",
                 id="sitemapkit.W007",
             )
@@ -162,7 +165,7 @@ def check_allowed_hosts() -> list[CheckMessage]:
     return [
         Error(
             message,
-            hint=f"Add {origin.host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            hint=f"Add {host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
             "the site is served on.",
             id="sitemapkit.E004",
         )
