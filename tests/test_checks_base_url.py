@@ -5,6 +5,7 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
+from django.conf import settings
 from django.contrib.sites.models import Site
 from django.core.checks import Error, Warning
 from django.core.exceptions import ImproperlyConfigured
@@ -325,9 +326,24 @@ def test_w005_quiet(base_url: str, https: dict[str, object]) -> None:
         assert [m.id for m in check_settings() if m.id == "sitemapkit.W005"] == []
 
 
+@override_settings(
+    SITEMAPKIT_BASE_URL="http://localhost:8000",
+    ALLOWED_HOSTS=["localhost"],
+    SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"),
+)
+@pytest.mark.parametrize("debug", [True, False])
+def test_w005_is_quiet_in_development(debug: bool) -> None:
+    # Settings shared with production, runserver on http: no https:// hint it cannot serve.
+    with override_settings(DEBUG=debug):
+        found = [m.id for m in check_settings()]
+    assert found == ([] if debug else ["sitemapkit.W005"])
+
+
 @override_settings(SITEMAPKIT_BASE_URL="http://www.example.com", SECURE_SSL_REDIRECT=True)
 @pytest.mark.parametrize("deploy", [False, True])
 def test_w005_is_registered(deploy: bool) -> None:
+    # With DEBUG off, as in production: there check --deploy shows it too.
+    assert settings.DEBUG is False
     out = StringIO()
     call_command("check", deploy=deploy, stdout=out, stderr=out)
     assert (

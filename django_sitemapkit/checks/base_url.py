@@ -173,7 +173,13 @@ def check_allowed_hosts() -> list[CheckMessage]:
 
 
 def check_https(**kwargs: Any) -> list[CheckMessage]:
-    """W005: an http:// base URL on a site the security settings serve over HTTPS."""
+    """W005: an http:// base URL on a site the security settings serve over HTTPS.
+
+    Not with DEBUG on: settings shared with production (SECURE_PROXY_SSL_HEADER,
+    say) and an http://localhost base URL are the normal development setup, and
+    runserver cannot serve the https:// URL the hint would give."""
+    if settings.DEBUG:
+        return []
     if base_url_problem(conf.BASE_URL) is not None:
         return []  # reported by check_base_url
     origin = Origin.from_settings()
