@@ -33,13 +33,25 @@ URL_NAMESPACE = "sitemapkit"
 AUTHORITY_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=%[]:")
 
 
+def base_url_in_use(value: object) -> object:
+    """``SITEMAPKIT_BASE_URL`` as the run time uses it: without the whitespace around it.
+
+    A value read from an env file or a Kubernetes secret often ends in a
+    newline; dropping it keeps such a deployment serving (``sitemapkit.W008``
+    tells about it). Whitespace inside the value is no typo to guess at and
+    stays refused (``sitemapkit.E032``).
+    """
+    return value.strip() if isinstance(value, str) else value
+
+
 def base_url_problem(value: object) -> str | None:
     """Why ``value`` cannot serve as ``SITEMAPKIT_BASE_URL``, or ``None`` if it can.
 
     The same answer refuses the value at ``manage.py check`` and at run time
-    (``Origin.from_settings()``): nothing is stripped or normalised in one
-    place and refused in the other.
+    (``Origin.from_settings()``), both judging ``base_url_in_use(value)``:
+    nothing is stripped or normalised in one place and refused in the other.
     """
+    value = base_url_in_use(value)
     if not isinstance(value, str) or not value:
         return "is not set"
     unfit = unfit_characters(value)
@@ -50,8 +62,10 @@ def base_url_problem(value: object) -> str | None:
     except ValueError:  # an unclosed "[" of an IPv6 host
         return "is not an absolute http or https URL"
     try:
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
+        port = parts.port  # raises ValueError on a malformed port
     except ValueError:
+        return "has an invalid port"
+    if port == 0:  # urlsplit() accepts it; no server listens on port 0
         return "has an invalid port"
     if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
         return "is not an absolute http or https URL"
@@ -115,13 +129,15 @@ class Origin:
                 f"SITEMAPKIT_BASE_URL {problem} ({value!r}); set it to the scheme and "
                 "host the site is served on, such as 'https://www.example.com'."
             )
-        assert isinstance(value, str)
-        return cls.from_parts(urlsplit(value))
+        used = base_url_in_use(value)
+        assert isinstance(used, str)
+        return cls.from_parts(urlsplit(used))
 
     @classmethod
     def from_parts(cls, parts: SplitResult) -> Origin:
         scheme = parts.scheme.lower()
-        port = parts.port or DEFAULT_PORTS.get(scheme, 0)
+        # "is None", not "or": an explicit port 0 must not become the default port.
+        port = parts.port if parts.port is not None else DEFAULT_PORTS.get(scheme, 0)
         return cls(scheme, (parts.hostname or "").lower(), port)
 
     @property

@@ -5,19 +5,20 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
+from django.conf import settings
 from django.contrib.sites.models import Site
 from django.core.checks import Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from django_sitemapkit.checks import check_settings, check_sites_framework
 from django_sitemapkit.conf import conf
 from django_sitemapkit.locations import Origin
 
 
-@pytest.mark.parametrize("value", [None, ""])
+@pytest.mark.parametrize("value", [None, "", "\n"])
 def test_e001_base_url_missing(value: str | None) -> None:
     with override_settings(SITEMAPKIT_BASE_URL=value):
         assert check_settings() == [
@@ -36,6 +37,7 @@ def test_e001_base_url_missing(value: str | None) -> None:
         ("www.example.com", "is not an absolute http or https URL"),
         ("ftp://www.example.com", "is not an absolute http or https URL"),
         ("https://www.example.com:http", "has an invalid port"),
+        ("https://www.example.com:0", "has an invalid port"),
     ],
 )
 def test_e002_base_url_not_absolute_http(value: str, problem: str) -> None:
@@ -95,6 +97,27 @@ def test_e004_host_allowed(allowed: list[str]) -> None:
         assert check_settings() == []
 
 
+@override_settings(SITEMAPKIT_BASE_URL="http://[::1]:8000", ALLOWED_HOSTS=["[::1]"], DEBUG=False)
+def test_e004_ipv6_host_allowed_in_brackets() -> None:
+    # Django matches the Host header's IPv6 address with its brackets.
+    assert check_settings() == []
+
+
+@override_settings(
+    SITEMAPKIT_BASE_URL="http://[::1]:8000", ALLOWED_HOSTS=["localhost"], DEBUG=False
+)
+def test_e004_names_an_ipv6_host_in_brackets() -> None:
+    assert check_settings() == [
+        Error(
+            "The host of SITEMAPKIT_BASE_URL, '[::1]', is not accepted by "
+            "ALLOWED_HOSTS ['localhost'].",
+            hint="Add '[::1]' to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            "the site is served on.",
+            id="sitemapkit.E004",
+        )
+    ]
+
+
 @override_settings(ALLOWED_HOSTS=[], DEBUG=True)
 def test_e004_is_quiet_in_development() -> None:
     assert check_settings() == []
@@ -116,26 +139,13 @@ GENERIC_E032_HINT = (
 @pytest.mark.parametrize(
     ("value", "problem", "hint"),
     [
-        (
-            "https://www.example.com ",
-            "contains whitespace",
-            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
-        ),
-        (
-            " https://www.example.com/\n",
-            "contains whitespace",
-            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com/'.",
-        ),
-        (
-            "https://www.example.com\t",
-            "contains whitespace",
-            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
-        ),
         ("https://www.exa mple.com", "contains whitespace", GENERIC_E032_HINT),
+        ("https://www.exa\tmple.com\n", "contains whitespace", GENERIC_E032_HINT),
+        ("https://www.exa mple.com/blog", "contains whitespace", GENERIC_E032_HINT),
         (
-            "https://www.example.com/blog ",
-            "contains whitespace",
-            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com'.",
+            "\ufeffhttps://www.example.com/blog",
+            "contains control characters",
+            "Set SITEMAPKIT_BASE_URL = 'https://www.example.com/blog'.",
         ),
         (
             "\ufeffhttps://www.example.com",
@@ -158,6 +168,23 @@ GENERIC_E032_HINT = (
             "has characters that cannot stand in a URL's host or port ('ü')",
             "Set SITEMAPKIT_BASE_URL = 'https://xn--bcher-kva.example.com'.",
         ),
+        (
+            " https://Bücher.example.com:8443/blog\n",
+            "has characters that cannot stand in a URL's host or port ('ü')",
+            "Set SITEMAPKIT_BASE_URL = 'https://xn--bcher-kva.example.com:8443/blog'.",
+        ),
+        # IDNA 2003 maps 'ß' to 'ss', another domain: no such hint.
+        (
+            "https://straße.de",
+            "has characters that cannot stand in a URL's host or port ('ß')",
+            GENERIC_E032_HINT,
+        ),
+        # Credentials are never encoded into a hint.
+        (
+            "https://user@exämple.com",
+            "has characters that cannot stand in a URL's host or port ('ä')",
+            GENERIC_E032_HINT,
+        ),
     ],
 )
 def test_e032_base_url_with_characters_a_url_cannot_hold(
@@ -169,15 +196,15 @@ def test_e032_base_url_with_characters_a_url_cannot_hold(
         assert check_settings() == [e032(value, problem, hint)]
 
 
-@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com ", ALLOWED_HOSTS=["*"])
+@override_settings(SITEMAPKIT_BASE_URL="https://www.exa mple.com", ALLOWED_HOSTS=["*"])
 def test_e032_is_refused_at_run_time_too() -> None:
-    # Not stripped at run time while refused by the check: refused in both.
+    # Refused by the check and at run time alike: nothing guessed in one place only.
     with pytest.raises(ImproperlyConfigured, match="SITEMAPKIT_BASE_URL contains whitespace"):
         Origin.from_settings()
 
 
 @pytest.mark.django_db
-@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com ")
+@override_settings(SITEMAPKIT_BASE_URL="https://www.exa mple.com")
 def test_e032_hides_w001() -> None:
     Site.objects.update_or_create(pk=1, defaults={"domain": "other.example", "name": "x"})
     Site.objects.clear_cache()
@@ -190,10 +217,65 @@ def test_e032_accepts_ip_hosts_and_ports(value: str) -> None:
         assert check_settings() == []
 
 
-@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com ")
+@override_settings(SITEMAPKIT_BASE_URL="https://www.exa mple.com")
 def test_e032_is_registered() -> None:
     with pytest.raises(SystemCheckError, match=r"sitemapkit\.E032"):
         call_command("check")
+
+
+# -- W008: whitespace around a valid value ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "used"),
+    [
+        ("https://www.example.com\n", "https://www.example.com"),
+        ("https://www.example.com ", "https://www.example.com"),
+        (" \thttp://localhost:8000/\r\n", "http://localhost:8000/"),
+    ],
+)
+def test_w008_whitespace_around_the_base_url(value: str, used: str) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=value, ALLOWED_HOSTS=["*"]):
+        assert check_settings() == [
+            Warning(
+                f"SITEMAPKIT_BASE_URL {value!r} has whitespace around it: the sitemap uses "
+                f"the value without it, {used!r}.",
+                hint=f"Set SITEMAPKIT_BASE_URL = {used!r}.",
+                id="sitemapkit.W008",
+            )
+        ]
+
+
+@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com\n", ALLOWED_HOSTS=["*"])
+def test_w008_value_is_served_trimmed(client: Client) -> None:
+    # As before E032: a value read from an env file or secret with its newline serves.
+    assert Origin.from_settings() == Origin("https", "www.example.com", 443)
+    response = client.get("/robots.txt")
+    assert response.status_code == 200
+    assert response.content.endswith(b"\nSitemap: https://www.example.com/sitemap.xml\n")
+
+
+def test_w008_is_not_shown_with_an_error_of_the_value() -> None:
+    # One finding per value: E003's hint drops the whitespace too.
+    value = "https://www.example.com/blog \n"
+    with override_settings(SITEMAPKIT_BASE_URL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_BASE_URL carries a path: {value!r}.",
+                hint="Set SITEMAPKIT_BASE_URL to 'https://www.example.com'. For a site "
+                "deployed under a sub-path, set FORCE_SCRIPT_NAME instead.",
+                id="sitemapkit.E003",
+            )
+        ]
+
+
+@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com\n")
+def test_w008_is_registered() -> None:
+    out = StringIO()
+    call_command("check", stdout=out, stderr=out)
+    assert "?: (sitemapkit.W008) SITEMAPKIT_BASE_URL 'https://www.example.com\\n'" in (
+        out.getvalue()
+    )
 
 
 # -- W005: http:// on a site served over HTTPS --------------------------------------------
@@ -244,9 +326,24 @@ def test_w005_quiet(base_url: str, https: dict[str, object]) -> None:
         assert [m.id for m in check_settings() if m.id == "sitemapkit.W005"] == []
 
 
+@override_settings(
+    SITEMAPKIT_BASE_URL="http://localhost:8000",
+    ALLOWED_HOSTS=["localhost"],
+    SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"),
+)
+@pytest.mark.parametrize("debug", [True, False])
+def test_w005_is_quiet_in_development(debug: bool) -> None:
+    # Settings shared with production, runserver on http: no https:// hint it cannot serve.
+    with override_settings(DEBUG=debug):
+        found = [m.id for m in check_settings()]
+    assert found == ([] if debug else ["sitemapkit.W005"])
+
+
 @override_settings(SITEMAPKIT_BASE_URL="http://www.example.com", SECURE_SSL_REDIRECT=True)
 @pytest.mark.parametrize("deploy", [False, True])
 def test_w005_is_registered(deploy: bool) -> None:
+    # With DEBUG off, as in production: there check --deploy shows it too.
+    assert settings.DEBUG is False
     out = StringIO()
     call_command("check", deploy=deploy, stdout=out, stderr=out)
     assert (

@@ -102,6 +102,50 @@ def test_w006_quiet_when_the_urlconf_imports_the_sitemaps_py(
         assert check_discovery() == []
 
 
+@pytest.fixture
+def flat_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A project with no package: settings, URLconf and sitemaps.py side by side in
+    BASE_DIR (settings module "settings", here "flatsettings")."""
+    write(tmp_path / "flatsettings.py")
+    write(tmp_path / "flaturls.py", "urlpatterns = []\n")
+    write(tmp_path / "sitemaps.py", SOURCES_TEXT)
+    write(tmp_path / "manage.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path.resolve()
+    for name in ("flatsettings", "flaturls"):
+        sys.modules.pop(name, None)
+
+
+def flat_w006(path: Path) -> Warning:
+    return Warning(
+        f"No sitemap source is registered, and {str(path)!r} is never imported: "
+        "django_sitemapkit imports the sitemaps.py of installed apps only.",
+        hint=f"For {str(path)!r}: move it into an installed app, or import it from an "
+        "installed app's ready().",
+        id="sitemapkit.W006",
+    )
+
+
+def test_w006_flat_project_sitemaps_py_in_base_dir(
+    flat_project: Path, sources: Callable[..., None]
+) -> None:
+    sources()
+    with override_settings(BASE_DIR=flat_project):
+        assert check_discovery() == [flat_w006(flat_project / "sitemaps.py")]
+
+
+@pytest.mark.parametrize("setting", ["ROOT_URLCONF", "SETTINGS_MODULE"])
+def test_w006_flat_project_next_to_a_top_level_module(
+    flat_project: Path, sources: Callable[..., None], setting: str
+) -> None:
+    # No BASE_DIR: the directory of the top-level settings or URLconf module is read.
+    sources()
+    modules = {"ROOT_URLCONF": "flaturls", "SETTINGS_MODULE": "flatsettings"}
+    with override_settings(BASE_DIR=None, **{setting: modules[setting]}):
+        assert check_discovery() == [flat_w006(flat_project / "sitemaps.py")]
+    assert "sitemaps" not in sys.modules  # read, never imported
+
+
 GENERAL_W006 = Warning(
     "No sitemap source is registered: the sitemap index lists no sections.",
     hint="Sources are registered by the sitemaps.py module of an app in INSTALLED_APPS, which "

@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.middleware.gzip import GZipMiddleware
 from django.test import override_settings
+from django.utils import translation
 from testapp.models import Article
 
 from django_sitemapkit import SitemapSource, StaticSource
@@ -137,6 +138,23 @@ def test_e033_quiet_when_a_source_location_is_unknown(
 ) -> None:
     sources(BlogPostSource, unknown)
     assert check_urls() == [W003]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_i18n_subpath", LANGUAGE_CODE="en")
+def test_e033_reads_directory_and_sources_in_one_language(sources: Callable[..., None]) -> None:
+    # Another language active (a translated management command, say): the
+    # directory, /en/shop/, is read in LANGUAGE_CODE like the sources' URLs.
+    sources(ShopSource)
+    with translation.override("fr"):
+        assert check_urls() == [
+            Warning(
+                "django_sitemapkit.urls is mounted under '/en/shop/': by the protocol's "
+                "location rule the sitemap may then list only URLs under that path, and "
+                "other entries are skipped.",
+                hint=W003.hint,
+                id="sitemapkit.W003",
+            )
+        ]
 
 
 @override_settings(ROOT_URLCONF="testapp.urls_subpath")

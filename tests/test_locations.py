@@ -31,6 +31,11 @@ ORIGIN = Origin("https", "www.example.com", 443)
         ("ftp://www.example.com", "is not an absolute http or https URL"),
         ("https://", "is not an absolute http or https URL"),
         ("https://www.example.com:99999", "has an invalid port"),
+        ("https://www.example.com:0", "has an invalid port"),
+        # Judged as used: without the whitespace around it (sitemapkit.W008).
+        ("https://www.example.com\n", None),
+        (" \t\n", "is not set"),
+        ("https://www.exa mple.com", "contains whitespace"),
         ("https://user:secret@www.example.com", "carries credentials"),
         ("https://www.example.com/?a=1", "carries a query string or fragment"),
         ("https://www.example.com/#top", "carries a query string or fragment"),
@@ -49,12 +54,20 @@ def test_base_url_problem(value: object, problem: str | None) -> None:
         ("https://www.example.com:443/", ORIGIN, "https://www.example.com"),
         ("http://localhost:8000", Origin("http", "localhost", 8000), "http://localhost:8000"),
         ("https://[::1]:8443", Origin("https", "::1", 8443), "https://[::1]:8443"),
+        ("https://www.example.com\n", ORIGIN, "https://www.example.com"),
     ],
 )
 def test_origin_from_settings(value: str, origin: Origin, url: str) -> None:
     with override_settings(SITEMAPKIT_BASE_URL=value):
         assert Origin.from_settings() == origin
     assert origin.url == url
+
+
+@override_settings(SITEMAPKIT_BASE_URL="https://www.example.com:0")
+def test_origin_refuses_port_0() -> None:
+    # Not silently the default port 443.
+    with pytest.raises(ImproperlyConfigured, match="has an invalid port"):
+        Origin.from_settings()
 
 
 @override_settings(SITEMAPKIT_BASE_URL="www.example.com")

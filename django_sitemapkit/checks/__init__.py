@@ -5,7 +5,7 @@ never reused; the README's table lists every one.
 
 - ``settings``: the ``SITEMAPKIT_*`` settings of every site (E012, E016, E030)
   and the base URL against ``django.contrib.sites`` (W001);
-- ``base_url``: ``SITEMAPKIT_BASE_URL`` (E001-E004, E032, W005, W007);
+- ``base_url``: ``SITEMAPKIT_BASE_URL`` (E001-E004, E032, W005, W007, W008);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
 - ``sources``: each source's declarations (E005-E011, E013-E015, E017);

@@ -1,7 +1,8 @@
 """System checks of ``SITEMAPKIT_BASE_URL``: set, well formed, made of characters
 a URL's host can hold, accepted by ``ALLOWED_HOSTS``, and on the scheme the
 security settings serve the site on. One finding per bad value: a value E001,
-E002, E003 or E032 refuses is not judged by the checks after it.
+E002, E003 or E032 refuses is not judged by the checks after it, and W008
+(whitespace around a valid value) comes only when nothing else is wrong.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ from django.core.checks import CheckMessage, Error, Warning
 from django.http.request import validate_host
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import Origin, base_url_problem, trimmed, unfit_characters
+from django_sitemapkit.locations import (
+    Origin,
+    base_url_in_use,
+    base_url_problem,
+    trimmed,
+    unfit_characters,
+)
 
 EXAMPLE = "'https://www.example.com'"
 NOT_AN_ORIGIN = ("is not an absolute http or https URL", "has an invalid port")
@@ -22,7 +29,8 @@ NOT_AN_ORIGIN = ("is not an absolute http or https URL", "has an invalid port")
 
 def check_base_url() -> list[CheckMessage]:
     value = conf.raw("BASE_URL")
-    if value is None or value == "":
+    used = base_url_in_use(value)
+    if used is None or used == "":
         return [
             Error(
                 f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
@@ -31,11 +39,11 @@ def check_base_url() -> list[CheckMessage]:
                 id="sitemapkit.E001",
             )
         ]
-    if isinstance(value, str) and unfit_characters(value) is not None:
-        return check_base_url_characters(value)
+    if isinstance(used, str) and unfit_characters(used) is not None:
+        return check_base_url_characters(str(value))
     problem = base_url_problem(value)
     if problem is None:
-        return []
+        return check_surrounding_whitespace(value)
     if problem in NOT_AN_ORIGIN:
         return [
             Error(
@@ -45,18 +53,36 @@ def check_base_url() -> list[CheckMessage]:
                 id="sitemapkit.E002",
             )
         ]
-    assert isinstance(value, str)
-    hint = f"Set SITEMAPKIT_BASE_URL to {Origin.from_parts(urlsplit(value)).url!r}."
+    assert isinstance(used, str)
+    # The hint's value also drops any whitespace around it: one finding, whole fix.
+    hint = f"Set SITEMAPKIT_BASE_URL to {Origin.from_parts(urlsplit(used)).url!r}."
     if problem == "carries a path":
         hint += " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead."
     return [Error(f"SITEMAPKIT_BASE_URL {problem}: {value!r}.", hint=hint, id="sitemapkit.E003")]
 
 
+def check_surrounding_whitespace(value: object) -> list[CheckMessage]:
+    """W008: a valid base URL with whitespace around it, such as the newline an env
+    file or a secret ends with. The run time drops it (``base_url_in_use()``), so
+    it is no error; the setting should still say what is used."""
+    used = base_url_in_use(value)
+    if used == value:
+        return []
+    return [
+        Warning(
+            f"SITEMAPKIT_BASE_URL {value!r} has whitespace around it: the sitemap uses "
+            f"the value without it, {used!r}.",
+            hint=f"Set SITEMAPKIT_BASE_URL = {used!r}.",
+            id="sitemapkit.W008",
+        )
+    ]
+
+
 def check_base_url_characters(value: str) -> list[CheckMessage]:
-    """E032: whitespace, control characters, or what a host cannot be written with.
-    ``urlsplit()`` keeps a trailing space in the host, so without this check every
-    ``<loc>`` would carry it."""
-    problem = unfit_characters(value)
+    """E032: whitespace or control characters inside the value, or what a host cannot
+    be written with. ``urlsplit()`` would keep a space in the host, or drop a tab or
+    newline inside it, so the run time refuses such a value as the check does."""
+    problem = unfit_characters(value.strip())
     if problem is None:
         return []
     corrected = corrected_base_url(value)
@@ -72,21 +98,39 @@ def check_base_url_characters(value: str) -> list[CheckMessage]:
 
 def corrected_base_url(value: str) -> str | None:
     """The base URL ``value`` means, where that is certain: whitespace and control
-    characters trimmed from its ends, a non-ASCII host in its ASCII (IDNA) form, and
-    anything after the host dropped as E003's hint drops it; ``None`` otherwise."""
+    characters trimmed from its ends, and a non-ASCII host in its ASCII (IDNA) form;
+    ``None`` otherwise. Only what E032 is about is changed: a path is kept, for
+    E003 to give its own advice about it."""
     candidate = trimmed(value)
     if unfit_characters(candidate) is not None:
-        try:
-            netloc = urlsplit(candidate).netloc
-            candidate = candidate.replace(netloc, netloc.encode("idna").decode("ascii"), 1)
-        except (UnicodeError, ValueError):
-            return None
-    problem = base_url_problem(candidate)
-    if problem is None:
-        return candidate
-    if problem in NOT_AN_ORIGIN or unfit_characters(candidate) is not None:
+        candidate = ascii_host(candidate) or candidate
+    if unfit_characters(candidate) is not None or base_url_problem(candidate) in NOT_AN_ORIGIN:
         return None
-    return Origin.from_parts(urlsplit(candidate)).url
+    return candidate
+
+
+def ascii_host(value: str) -> str | None:
+    """``value`` with its non-ASCII host written in its ``xn--`` form, where that form
+    names the same host; ``None`` otherwise.
+
+    Python's "idna" codec is IDNA 2003, which maps some names to other domains
+    ('straße.de' to 'strasse.de'): a form that does not decode back to the host
+    is not offered. Credentials are not encoded, and with them no value is offered.
+    """
+    try:
+        parts = urlsplit(value)
+        if parts.username is not None or parts.password is not None:
+            return None
+        written, separator, port = parts.netloc.partition(":")
+        if not written or written.startswith("["):
+            return None
+        host = written.lower()
+        encoded = host.encode("idna").decode("ascii")
+        if encoded.encode("ascii").decode("idna") != host:
+            return None
+    except (UnicodeError, ValueError):
+        return None
+    return value.replace(parts.netloc, encoded + separator + port, 1)
 
 
 def check_allowed_hosts() -> list[CheckMessage]:
@@ -97,10 +141,13 @@ def check_allowed_hosts() -> list[CheckMessage]:
     if settings.DEBUG and not settings.ALLOWED_HOSTS:
         return []
     origin = Origin.from_settings()
-    if validate_host(origin.host, settings.ALLOWED_HOSTS):
+    # As Django reads the Host header (split_domain_port()): an IPv6 address
+    # keeps its brackets, and ALLOWED_HOSTS must name it so.
+    host = f"[{origin.host}]" if ":" in origin.host else origin.host
+    if validate_host(host, settings.ALLOWED_HOSTS):
         return []
     message = (
-        f"The host of SITEMAPKIT_BASE_URL, {origin.host!r}, is not accepted by "
+        f"The host of SITEMAPKIT_BASE_URL, {host!r}, is not accepted by "
         f"ALLOWED_HOSTS {settings.ALLOWED_HOSTS!r}."
     )
     if settings.DEBUG:
@@ -110,7 +157,7 @@ def check_allowed_hosts() -> list[CheckMessage]:
                 hint="With DEBUG off this is an error (sitemapkit.E004). Give each "
                 "environment its own values: set SITEMAPKIT_BASE_URL from an environment "
                 "variable (os.environ['SITEMAPKIT_BASE_URL']) to the host that environment "
-                f"serves, or add {origin.host!r} to ALLOWED_HOSTS where the site is served "
+                f"serves, or add {host!r} to ALLOWED_HOSTS where the site is served "
                 "on it.",
                 id="sitemapkit.W007",
             )
@@ -118,7 +165,7 @@ def check_allowed_hosts() -> list[CheckMessage]:
     return [
         Error(
             message,
-            hint=f"Add {origin.host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
+            hint=f"Add {host!r} to ALLOWED_HOSTS, or set SITEMAPKIT_BASE_URL to a host "
             "the site is served on.",
             id="sitemapkit.E004",
         )
@@ -126,7 +173,13 @@ def check_allowed_hosts() -> list[CheckMessage]:
 
 
 def check_https(**kwargs: Any) -> list[CheckMessage]:
-    """W005: an http:// base URL on a site the security settings serve over HTTPS."""
+    """W005: an http:// base URL on a site the security settings serve over HTTPS.
+
+    Not with DEBUG on: settings shared with production (SECURE_PROXY_SSL_HEADER,
+    say) and an http://localhost base URL are the normal development setup, and
+    runserver cannot serve the https:// URL the hint would give."""
+    if settings.DEBUG:
+        return []
     if base_url_problem(conf.BASE_URL) is not None:
         return []  # reported by check_base_url
     origin = Origin.from_settings()

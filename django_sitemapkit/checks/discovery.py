@@ -4,8 +4,9 @@ Autodiscovery (``apps.py``) imports the ``sitemaps.py`` of installed apps only. 
 new user often keeps it in the project package, next to ``settings.py`` and
 ``urls.py`` (where ``django.contrib.sitemaps`` users keep theirs), or leaves the
 app holding it out of ``INSTALLED_APPS``. The check names such files, found on
-the file system: the packages of ``ROOT_URLCONF`` and of the settings module,
-and the immediate subdirectories of ``BASE_DIR``.
+the file system: the packages of ``ROOT_URLCONF`` and of the settings module
+(or their directory, where they are top-level modules), ``BASE_DIR`` and its
+immediate subdirectories.
 """
 
 from __future__ import annotations
@@ -89,8 +90,13 @@ def stray_modules() -> list[StrayModule]:
         directory = package_directory(package)
         if directory is not None:
             candidates.setdefault(directory.resolve(), (package, True))
+    # A flat project (settings.py, urls.py, sitemaps.py side by side, settings
+    # module "settings") has no package: its sitemaps.py sits next to them.
+    for directory in flat_project_directories():
+        candidates.setdefault(directory.resolve(), ("", True))
     base_dir = getattr(settings, "BASE_DIR", None)
     if isinstance(base_dir, (str, os.PathLike)) and Path(base_dir).is_dir():
+        candidates.setdefault(Path(base_dir).resolve(), ("", True))
         for child in sorted(Path(base_dir).iterdir()):
             if child.is_dir() and child.name.isidentifier():
                 candidates.setdefault(child.resolve(), (child.name, False))
@@ -105,16 +111,39 @@ def stray_modules() -> list[StrayModule]:
 
 def project_packages() -> list[str]:
     """The packages holding ``ROOT_URLCONF`` and the settings module, innermost first."""
+    packages: list[str] = []
+    for name in project_module_names():
+        parts = name.split(".")
+        packages += [".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
+    return list(dict.fromkeys(packages))
+
+
+def flat_project_directories() -> list[Path]:
+    """The directories of ``ROOT_URLCONF`` and the settings module where either is a
+    top-level module, not in a package."""
+    directories = []
+    for name in project_module_names():
+        if "." in name:
+            continue
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str):
+            try:
+                spec = importlib.util.find_spec(name)  # a top-level name: located, not imported
+            except (ImportError, ValueError):
+                continue
+            file = spec.origin if spec is not None else None
+        if isinstance(file, str) and Path(file).name != "__init__.py" and Path(file).is_file():
+            directories.append(Path(file).parent)
+    return directories
+
+
+def project_module_names() -> list[str]:
     names = [
         settings.ROOT_URLCONF,
         settings.SETTINGS_MODULE or os.environ.get("DJANGO_SETTINGS_MODULE"),
     ]
-    packages: list[str] = []
-    for name in names:
-        if isinstance(name, str):
-            parts = name.split(".")
-            packages += [".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
-    return list(dict.fromkeys(packages))
+    return [name for name in names if isinstance(name, str)]
 
 
 def package_directory(package: str) -> Path | None:

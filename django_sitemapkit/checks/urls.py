@@ -9,6 +9,7 @@ from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.middleware.gzip import GZipMiddleware
 from django.urls import NoReverseMatch
+from django.utils import translation
 from django.utils.module_loading import import_string
 
 from django_sitemapkit.checks.declarations import describe
@@ -18,6 +19,14 @@ from django_sitemapkit.registry import registry
 
 
 def check_urls(**kwargs: Any) -> list[CheckMessage]:
+    # The directory is read in the language the sources' URLs are (scope.py),
+    # LANGUAGE_CODE as in the engine: inside i18n_patterns, the language a
+    # command happens to run in would put the two under different prefixes.
+    with translation.override(settings.LANGUAGE_CODE):
+        return mount_messages()
+
+
+def mount_messages() -> list[CheckMessage]:
     try:
         directory = sitemap_directory_if_mounted()
     except ImproperlyConfigured:

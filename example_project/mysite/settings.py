@@ -48,7 +48,10 @@ SITEMAPKIT_OUTPUT_DIR = BASE_DIR / (os.environ.get("SITEMAPKIT_OUTPUT_DIR") or "
 SITEMAPKIT_SERVE = os.environ.get("SITEMAPKIT_SERVE") or "database"
 
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
-_base_host = urlsplit(SITEMAPKIT_BASE_URL).hostname
+_base_host = urlsplit(SITEMAPKIT_BASE_URL.strip()).hostname
+if _base_host and ":" in _base_host:
+    # Django matches an IPv6 Host header with its brackets: "[::1]".
+    _base_host = f"[{_base_host}]"
 if _base_host and _base_host not in ALLOWED_HOSTS:
     ALLOWED_HOSTS.append(_base_host)
 
