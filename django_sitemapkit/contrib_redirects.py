@@ -7,9 +7,10 @@ Search engines keep the page URLs they were given for a while after a site
 moves to this app's URLs. A redirect, not a second copy of each page: a
 sitemap URL then has one document, and a crawler that follows it learns the
 new URL (the sitemaps.org protocol says nothing of redirects; Google has said
-a 301 from an old sitemap URL to its new one is fine). The number is kept as it was: both number pages
-from 1 in listing order, so ``?p=3`` of a section goes to its page 3, and a
-page that no longer exists here answers 404 when fetched.
+a 301 from an old sitemap URL to its new one is fine). The number is kept as
+it was: both number pages from 1 in listing order, so ``?p=3`` of a section
+goes to its page 3, and a page that no longer exists here answers 404 when
+fetched.
 
 Include it after ``django_sitemapkit.urls``: ``sitemap-posts-2.xml`` is this
 app's page 2 of "posts", and must not be read as contrib's section "posts-2".
