@@ -24,6 +24,7 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from django_sitemapkit.compat.entries import Made
 from django_sitemapkit.compat.sections import ContribSection, entry_context, page_number
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import URLSET, Encoder, Entry, Lines, entry_lines, url_element
@@ -125,7 +126,7 @@ def page_lines(
     origin = Origin.from_settings()
     # contrib lists any path of the host; the location rule is checked from the root.
     policy = LocationPolicy(origin, fixed_script_prefix())
-    made = []
+    made: list[Made] = []
     with entry_context():
         for name in names:
             opened = ContribSection.open(name, sitemaps[name], origin)
