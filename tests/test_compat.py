@@ -10,7 +10,9 @@ from typing import Any
 import django.contrib.sitemaps
 import pytest
 from django.contrib.sites.models import Site
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils.http import http_date
 from factories import ArticleFactory
 from lxml import etree
@@ -258,3 +260,37 @@ def test_no_section_with_items_is_a_404(client: Client) -> None:
         f"{SITE}/compat/sitemap-static.xml",
         f"{SITE}/compat/sitemap-own.xml",
     ]
+
+
+def test_a_queryset_is_sliced_and_counted_in_the_database(
+    client: Client, articles: list[Article]
+) -> None:
+    with CaptureQueriesContext(connection) as queries:
+        status, _, _ = fetch(client, "/compat/sitemap-articles.xml?p=2")
+    assert status == 200
+    selects = [query["sql"] for query in queries.captured_queries]
+    assert len(selects) == 2
+    assert "COUNT(*)" in selects[0]
+    assert selects[1].endswith("LIMIT 3 OFFSET 3")
+
+
+def test_every_section_in_one_document(client: Client, articles: list[Article]) -> None:
+    _, body, _ = fetch(client, "/compat/all.xml")
+    locs = [url.loc for url in parse_urlset(body)]
+    # contrib's order: the sections' in the dict, each page's items in order.
+    assert locs[:2] == [f"{SITE}/articles/a&b%3Cc%3E'd%22e/", f"{SITE}/articles/caf%C3%A9-%C3%BC/"]
+    assert locs[2:4] == [f"{SITE}/", f"{SITE}/about/"]
+    assert locs[-2:] == [f"{SITE}/about/", f"{SITE}/own/"]
+    assert len(locs) == 2 + 2 + 7 + 2
+
+
+def test_50001_items_make_two_pages(client: Client) -> None:
+    _, body, _ = fetch(client, "/compat/many.xml")
+    assert [loc for loc, _ in parse_index(body)] == [
+        f"{SITE}/compat/many-many.xml",
+        f"{SITE}/compat/many-many.xml?p=2",
+    ]
+    _, body, _ = fetch(client, "/compat/many-many.xml?p=2")
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/n/50000/"]
+    _, body, _ = fetch(client, "/compat/many-many.xml")
+    assert body.count(b"<url>") == 50_000

@@ -112,3 +112,17 @@ DIFFERENT: dict[str, Any] = {
     "http": HttpSitemap,
     "i18n": I18nSitemap,
 }
+
+
+class ManySitemap(Sitemap):  # type: ignore[type-arg]
+    """50,001 items: two pages at contrib's default limit of 50,000."""
+
+    def items(self) -> list[int]:
+        return list(range(50_001))
+
+    def location(self, item: int) -> str:
+        return f"/n/{item}/"
+
+
+#: One section too large for one page.
+MANY: dict[str, Any] = {"many": ManySitemap}

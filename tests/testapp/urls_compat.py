@@ -6,7 +6,7 @@ from django.contrib.sitemaps import views as contrib
 from django.urls import include, path
 
 from django_sitemapkit.compat import index, sitemap
-from testapp.contrib_sitemaps import DIFFERENT, SITEMAPS
+from testapp.contrib_sitemaps import DIFFERENT, MANY, SITEMAPS
 
 urlpatterns = [
     path(
@@ -44,5 +44,7 @@ urlpatterns = [
         index,
         {"sitemaps": DIFFERENT, "sitemap_url_name": "compat-other"},
     ),
+    path("compat/many-<section>.xml", sitemap, {"sitemaps": MANY}, name="compat-many"),
+    path("compat/many.xml", index, {"sitemaps": MANY, "sitemap_url_name": "compat-many"}),
     path("", include("testapp.urls")),
 ]
