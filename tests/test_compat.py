@@ -213,28 +213,31 @@ def test_conditional_requests(client: Client, articles: list[Article]) -> None:
     assert client.post(url).status_code == 405
 
 
+@pytest.mark.parametrize("section", ["absolute", "absolute-own"])
 def test_an_absolute_location_is_kept_on_the_site_only(
-    client: Client, caplog: pytest.LogCaptureFixture
+    client: Client, caplog: pytest.LogCaptureFixture, section: str
 ) -> None:
-    status, body, headers = fetch(client, "/compat/other-absolute.xml")
+    status, body, headers = fetch(client, f"/compat/other-{section}.xml")
     assert status == 200
     assert headers["Content-Type"] == "text/xml; charset=utf-8"
     assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/absolute/"]
     assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
-        "Skipped item 'https://elsewhere.example.org/foreign/' of source 'absolute': location "
+        f"Skipped {'item' if section == 'absolute' else 'URL'} "
+        f"'https://elsewhere.example.org/foreign/' of source {section!r}: location "
         "'https://elsewhere.example.org/foreign/' is not on 'https://www.example.com' "
         "(SITEMAPKIT_BASE_URL); a sitemap lists URLs of one host only."
     ]
 
 
+@pytest.mark.parametrize("section", ["http", "http-own"])
 def test_a_class_protocol_gives_way_to_the_base_url(
-    client: Client, caplog: pytest.LogCaptureFixture
+    client: Client, caplog: pytest.LogCaptureFixture, section: str
 ) -> None:
-    status, body, _ = fetch(client, "/compat/other-http.xml")
+    status, body, _ = fetch(client, f"/compat/other-{section}.xml")
     assert status == 200
     assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/", f"{SITE}/about/"]
     assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
-        "Sitemap section 'http' sets protocol = 'http'; its locations are on "
+        f"Sitemap section {section!r} sets protocol = 'http'; its locations are on "
         "https://www.example.com (SITEMAPKIT_BASE_URL), whose scheme is used instead."
     ]
 

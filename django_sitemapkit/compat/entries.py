@@ -4,7 +4,7 @@ invalid entry skipped and logged (or raised with ``SITEMAPKIT_STRICT``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
@@ -97,21 +97,16 @@ def url_entries(
     urls: Iterable[Mapping[str, Any]],
     policy: LocationPolicy,
     tally: Tally,
-    rescheme: tuple[str, str] | None = None,
+    relocate: Callable[[str], str],
 ) -> Iterator[Made]:
     """The entries of the dicts a ``get_urls()`` returned (``location``, ``lastmod``,
-    ``changefreq``, ``priority``; ``alternates`` are not written yet).
-
-    ``rescheme`` is ``(wrong, right)``: a location starting with ``wrong`` (the
-    class's ``protocol`` on the base URL's host) is moved to ``right``.
-    """
+    ``changefreq``, ``priority``; ``alternates`` are not written yet), each
+    location mended by ``relocate`` first."""
     for url in urls:
         tally.rows += 1
         location = url.get("location")
-        if rescheme is not None and isinstance(location, str):
-            wrong, right = rescheme
-            if location.lower().startswith(wrong):
-                location = right + location[len(wrong) :]
+        if isinstance(location, str):
+            location = relocate(location)
         try:
             yield checked_entry(
                 policy, location, url.get("lastmod"), url.get("changefreq"), url.get("priority")

@@ -6,7 +6,7 @@ and the lastmod the index gives each page."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -105,11 +105,24 @@ class ContribSection:
             or getattr(cls, "_urls", None) is not getattr(Sitemap, "_urls", None)
         )
 
-    def rescheme(self) -> tuple[str, str] | None:
-        protocol = getattr(self.site, "protocol", None)
-        if protocol is None or protocol == self.origin.scheme:
-            return None
-        return f"{protocol}://{OriginSite(self.origin).domain}".lower(), self.origin.url
+    def relocator(self) -> Callable[[str], str]:
+        """How a location from ``get_urls()`` is mended: contrib's ``_urls()`` puts
+        ``protocol://domain`` before whatever ``location()`` returned, an absolute
+        URL included (kept as it was), and uses the class's ``protocol`` (replaced
+        by the base URL's scheme)."""
+        protocol = getattr(self.site, "protocol", None) or self.origin.scheme
+        prefix = f"{protocol}://{OriginSite(self.origin).domain}".lower()
+        origin_url = self.origin.url
+
+        def relocate(location: str) -> str:
+            if not location.lower().startswith(prefix):
+                return location
+            rest = location[len(prefix) :]
+            if rest.lower().startswith(("http://", "https://")):
+                return rest
+            return origin_url + rest
+
+        return relocate
 
     def page_items(self, number: int) -> Iterable[Any]:
         """The items of page ``number``: a QuerySet sliced in the database and read
@@ -133,7 +146,7 @@ class ContribSection:
 
     def entries(self, number: int, policy: LocationPolicy, tally: Tally) -> Iterator[Made]:
         if self.uses_get_urls:
-            return url_entries(self.name, self.page_urls(number), policy, tally, self.rescheme())
+            return url_entries(self.name, self.page_urls(number), policy, tally, self.relocator())
         return item_entries(self.name, self.site, self.page_items(number), policy, tally)
 
     def page_lastmods(self) -> list[LastmodValue | None]:

@@ -86,8 +86,20 @@ class AbsoluteSitemap(Sitemap):  # type: ignore[type-arg]
         return item
 
 
+class AbsoluteOwnUrlsSitemap(AbsoluteSitemap):
+    """contrib's ``_urls()`` puts its prefix before an absolute location too."""
+
+    def get_urls(self, page: Any = 1, site: Any = None, protocol: Any = None) -> list[Any]:
+        return super().get_urls(page, site, protocol)
+
+
 class HttpSitemap(StaticViewSitemap):
     protocol = "http"
+
+
+class HttpOwnUrlsSitemap(HttpSitemap):
+    def get_urls(self, page: Any = 1, site: Any = None, protocol: Any = None) -> list[Any]:
+        return super().get_urls(page, site, protocol)
 
 
 class I18nSitemap(StaticViewSitemap):
@@ -109,7 +121,9 @@ SITEMAPS: dict[str, Any] = {
 #: Sections whose output differs from contrib's on purpose.
 DIFFERENT: dict[str, Any] = {
     "absolute": AbsoluteSitemap,
+    "absolute-own": AbsoluteOwnUrlsSitemap,
     "http": HttpSitemap,
+    "http-own": HttpOwnUrlsSitemap,
     "i18n": I18nSitemap,
 }
 
