@@ -100,7 +100,9 @@ def sitemap(
         raise Http404(f"No sitemap available for section: {section!r}")
     names = list(sitemaps) if section is None else [section]
     value = request.GET.get("p", 1)
-    document = f"Page {value} of sitemap section {section!r}"
+    document = f"Page {value} of " + (
+        "every sitemap section" if section is None else f"sitemap section {section!r}"
+    )
 
     def respond() -> HttpResponseBase:
         lines, newest = page_lines(sitemaps, names, value)
