@@ -1,0 +1,299 @@
+"""django_sitemapkit.compat against django.contrib.sitemaps' own views, over one dict."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from pathlib import Path
+from typing import Any
+
+import django.contrib.sitemaps
+import pytest
+from django.contrib.sites.models import Site
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils.http import http_date
+from factories import ArticleFactory
+from lxml import etree
+from sitemap_xml import NS, fetch, parse_index, parse_urlset
+from testapp.models import Article
+
+from django_sitemapkit import InvalidEntry
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat")]
+UTC = dt.timezone.utc
+SITE = "https://www.example.com"
+CONTRIB_TEMPLATES = Path(django.contrib.sitemaps.__file__).parent / "templates"
+
+
+def at(day: int) -> dt.datetime:
+    return dt.datetime(2024, 3, day, 12, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def side_by_side(settings: Any) -> None:
+    # contrib's templates, without django.contrib.sitemaps in INSTALLED_APPS.
+    settings.TEMPLATES = [
+        {"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [CONTRIB_TEMPLATES]}
+    ]
+    # contrib builds its locations on the current Site; ours on SITEMAPKIT_BASE_URL.
+    Site.objects.filter(pk=1).update(domain="www.example.com")
+    Site.objects.clear_cache()
+
+
+@pytest.fixture
+def articles() -> list[Article]:
+    """Seven published articles (pages of three) with tricky values, and a draft."""
+    made = [
+        ArticleFactory.create(slug="a&b<c>'d\"e", updated_at=at(1), priority=0.8),
+        ArticleFactory.create(slug="café-ü", updated_at=None, priority=None),
+        ArticleFactory.create(slug="too-high", updated_at=at(3), priority=1.5),
+    ]
+    made += [ArticleFactory.create(updated_at=at(4 + n), priority=0.3) for n in range(4)]
+    ArticleFactory.create(slug="draft", published=False)
+    return made
+
+
+def contrib_locs(client: Client, url: str) -> tuple[int, set[str]]:
+    response = client.get(url, secure=True)
+    if response.status_code != 200:
+        return response.status_code, set()
+    root = etree.fromstring(response.content)
+    return 200, {loc.text or "" for loc in root.iterfind(".//sm:loc", NS)}
+
+
+def our_locs(client: Client, url: str) -> tuple[int, set[str]]:
+    status, body, _ = fetch(client, url)
+    if status != 200:
+        return status, set()
+    return 200, {url.loc for url in parse_urlset(body)}
+
+
+def skipped_loc(article: Article) -> str:
+    return f"{SITE}/articles/{article.slug}/"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "sitemap-articles.xml",
+        "sitemap-articles.xml?p=2",
+        "sitemap-articles.xml?p=3",
+        "sitemap-static.xml",
+        "sitemap-generic.xml",
+        "sitemap-own.xml",
+        "all.xml",
+    ],
+)
+def test_pages_list_contribs_locations(client: Client, articles: list[Article], page: str) -> None:
+    status, expected = contrib_locs(client, f"/contrib/{page}")
+    assert status == 200
+    assert our_locs(client, f"/compat/{page}") == (200, expected - {skipped_loc(articles[2])})
+
+
+def test_tricky_values_are_escaped_once_and_percent_encoded(
+    client: Client, articles: list[Article]
+) -> None:
+    _, body, _ = fetch(client, "/compat/sitemap-articles.xml")
+    assert b"/articles/a&amp;b%3Cc%3E&apos;d%22e/</loc>" in body
+    assert b"/articles/caf%C3%A9-%C3%BC/</loc>" in body
+    urls = parse_urlset(body)
+    assert [(url.lastmod, url.priority) for url in urls] == [
+        ("2024-03-01T12:00:00+00:00", "0.8"),
+        (None, None),
+    ]
+
+
+def test_invalid_priority_is_skipped_and_logged(
+    client: Client, articles: list[Article], caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        status, _, _ = fetch(client, "/compat/sitemap-articles.xml")
+    assert status == 200
+    assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
+        f"Skipped pk={articles[2].pk} of source 'articles': priority 1.5 is outside 0.0 to 1.0."
+    ]
+
+
+def test_strict_mode_raises(client: Client, articles: list[Article], settings: Any) -> None:
+    settings.SITEMAPKIT_STRICT = True
+    with pytest.raises(InvalidEntry, match=r"priority 1\.5"):
+        client.get("/compat/sitemap-articles.xml")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "sitemap-nowhere.xml",
+        "sitemap-articles.xml?p=4",
+        "sitemap-articles.xml?p=0",
+        "sitemap-articles.xml?p=-1",
+        "sitemap-articles.xml?p=two",
+        "sitemap-articles.xml?p=2.5",
+        "sitemap-articles.xml?p=",
+        "sitemap-static.xml?p=2",
+        "all.xml?p=2",
+    ],
+)
+def test_same_404s_as_contrib(client: Client, articles: list[Article], page: str) -> None:
+    assert client.get(f"/contrib/{page}", secure=True).status_code == 404
+    assert client.get(f"/compat/{page}").status_code == 404
+
+
+def test_an_empty_section_is_a_404_and_left_out_of_the_index(
+    client: Client, articles: list[Article]
+) -> None:
+    # contrib answers an empty <urlset>, which the schema refuses.
+    assert contrib_locs(client, "/contrib/sitemap-empty.xml") == (200, set())
+    assert client.get("/compat/sitemap-empty.xml").status_code == 404
+    contrib = parse_index(client.get("/contrib/sitemap.xml", secure=True).content)
+    assert f"{SITE}/contrib/sitemap-empty.xml" in [loc for loc, _ in contrib]
+
+
+def test_index_lists_contribs_pages(client: Client, articles: list[Article]) -> None:
+    contrib = client.get("/contrib/sitemap.xml", secure=True).content
+    expected = [
+        loc.replace("/contrib/", "/compat/")
+        for loc, _ in parse_index(contrib)
+        if not loc.endswith("-empty.xml")
+    ]
+    status, body, headers = fetch(client, "/compat/sitemap.xml")
+    assert status == 200
+    ours = parse_index(body)
+    assert [loc for loc, _ in ours] == expected
+    assert ours == [
+        # Each page's newest, read from its items, the one skipped for its priority too.
+        (f"{SITE}/compat/sitemap-articles.xml", "2024-03-03T12:00:00+00:00"),
+        (f"{SITE}/compat/sitemap-articles.xml?p=2", "2024-03-06T12:00:00+00:00"),
+        (f"{SITE}/compat/sitemap-articles.xml?p=3", "2024-03-07T12:00:00+00:00"),
+        (f"{SITE}/compat/sitemap-static.xml", None),
+        # GenericSitemap: Max(date_field) in the database, for each of its pages.
+        (f"{SITE}/compat/sitemap-generic.xml", "2024-03-07T12:00:00+00:00"),
+        # No lastmod on the class: none in the index (contrib's rule), whatever get_urls() says.
+        (f"{SITE}/compat/sitemap-own.xml", None),
+    ]
+    assert "Last-Modified" not in headers  # the static section has no lastmod
+    assert headers["X-Robots-Tag"] == "noindex, noodp, noarchive"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/compat/sitemap.xml",
+        "/compat/sitemap-articles.xml?p=2",
+        "/compat/sitemap-own.xml",
+        "/compat/all.xml",
+        "/compat/other.xml",
+        "/compat/other-http.xml",
+    ],
+)
+def test_the_host_header_changes_nothing(client: Client, articles: list[Article], url: str) -> None:
+    first = fetch(client, url)
+    second = fetch(client, url, Host="www.example.com", Accept_Language="fr")
+    third = client.get(url, secure=True, headers={"Host": "testserver"})
+    assert first[0] == 200
+    assert first[1] == second[1] == b"".join(third.streaming_content)  # type: ignore[attr-defined]
+    assert first[2]["ETag"] == second[2]["ETag"] == third["ETag"]
+
+
+def test_conditional_requests(client: Client, articles: list[Article]) -> None:
+    status, _, headers = fetch(client, "/compat/sitemap-articles.xml?p=2")
+    assert status == 200
+    # Every entry of the page has a lastmod: the newest is Last-Modified.
+    assert headers["Last-Modified"] == http_date(at(6).timestamp())
+    assert headers["ETag"].startswith('W/"')
+    url = "/compat/sitemap-articles.xml?p=2"
+    assert client.get(url, headers={"If-None-Match": headers["ETag"]}).status_code == 304
+    modified = {"If-Modified-Since": headers["Last-Modified"]}
+    assert client.get(url, headers=modified).status_code == 304
+    # Page 1 has an entry without lastmod, so no Last-Modified (contrib's rule too).
+    assert "Last-Modified" not in fetch(client, "/compat/sitemap-articles.xml")[2]
+    assert client.head(url).status_code == 200
+    assert client.post(url).status_code == 405
+
+
+@pytest.mark.parametrize("section", ["absolute", "absolute-own"])
+def test_an_absolute_location_is_kept_on_the_site_only(
+    client: Client, caplog: pytest.LogCaptureFixture, section: str
+) -> None:
+    status, body, headers = fetch(client, f"/compat/other-{section}.xml")
+    assert status == 200
+    assert headers["Content-Type"] == "text/xml; charset=utf-8"
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/absolute/"]
+    assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
+        f"Skipped {'item' if section == 'absolute' else 'URL'} "
+        f"'https://elsewhere.example.org/foreign/' of source {section!r}: location "
+        "'https://elsewhere.example.org/foreign/' is not on 'https://www.example.com' "
+        "(SITEMAPKIT_BASE_URL); a sitemap lists URLs of one host only."
+    ]
+
+
+@pytest.mark.parametrize("section", ["http", "http-own"])
+def test_a_class_protocol_gives_way_to_the_base_url(
+    client: Client, caplog: pytest.LogCaptureFixture, section: str
+) -> None:
+    status, body, _ = fetch(client, f"/compat/other-{section}.xml")
+    assert status == 200
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/", f"{SITE}/about/"]
+    assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
+        f"Sitemap section {section!r} sets protocol = 'http'; its locations are on "
+        "https://www.example.com (SITEMAPKIT_BASE_URL), whose scheme is used instead."
+    ]
+
+
+def test_an_i18n_class_is_served_without_alternates(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    status, body, _ = fetch(client, "/compat/other-i18n.xml")
+    assert status == 200
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/", f"{SITE}/about/"]
+    assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
+        "Sitemap section 'i18n' sets i18n = True; django_sitemapkit.compat serves it in "
+        "LANGUAGE_CODE only, without alternates (not supported yet)."
+    ]
+
+
+def test_no_section_with_items_is_a_404(client: Client) -> None:
+    # No article: only the static, own, absolute... sections have items.
+    assert client.get("/compat/sitemap-articles.xml").status_code == 404
+    assert client.get("/compat/sitemap-generic.xml").status_code == 404
+    _, body, _ = fetch(client, "/compat/sitemap.xml")
+    assert [loc for loc, _ in parse_index(body)] == [
+        f"{SITE}/compat/sitemap-static.xml",
+        f"{SITE}/compat/sitemap-own.xml",
+    ]
+
+
+def test_a_queryset_is_sliced_and_counted_in_the_database(
+    client: Client, articles: list[Article]
+) -> None:
+    with CaptureQueriesContext(connection) as queries:
+        status, _, _ = fetch(client, "/compat/sitemap-articles.xml?p=2")
+    assert status == 200
+    selects = [query["sql"] for query in queries.captured_queries]
+    assert len(selects) == 2
+    assert "COUNT(*)" in selects[0]
+    assert selects[1].endswith("LIMIT 3 OFFSET 3")
+
+
+def test_every_section_in_one_document(client: Client, articles: list[Article]) -> None:
+    _, body, _ = fetch(client, "/compat/all.xml")
+    locs = [url.loc for url in parse_urlset(body)]
+    # contrib's order: the sections' in the dict, each page's items in order.
+    assert locs[:2] == [f"{SITE}/articles/a&b%3Cc%3E'd%22e/", f"{SITE}/articles/caf%C3%A9-%C3%BC/"]
+    assert locs[2:4] == [f"{SITE}/", f"{SITE}/about/"]
+    assert locs[-2:] == [f"{SITE}/about/", f"{SITE}/own/"]
+    assert len(locs) == 2 + 2 + 7 + 2
+
+
+def test_50001_items_make_two_pages(client: Client) -> None:
+    _, body, _ = fetch(client, "/compat/many.xml")
+    assert [loc for loc, _ in parse_index(body)] == [
+        f"{SITE}/compat/many-many.xml",
+        f"{SITE}/compat/many-many.xml?p=2",
+    ]
+    _, body, _ = fetch(client, "/compat/many-many.xml?p=2")
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/n/50000/"]
+    _, body, _ = fetch(client, "/compat/many-many.xml")
+    assert body.count(b"<url>") == 50_000
