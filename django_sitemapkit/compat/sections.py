@@ -21,6 +21,7 @@ from django_sitemapkit.compat.entries import Made, item_entries, url_entries
 from django_sitemapkit.conf import conf
 from django_sitemapkit.locations import LocationPolicy, Origin, stable_script_prefix
 from django_sitemapkit.sources.pages import LastmodValue
+from django_sitemapkit.sources.rows import close_iterator
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
 
@@ -146,8 +147,18 @@ class ContribSection:
 
     def entries(self, number: int, policy: LocationPolicy, tally: Tally) -> Iterator[Made]:
         if self.uses_get_urls:
-            return url_entries(self.name, self.page_urls(number), policy, tally, self.relocator())
-        return item_entries(self.name, self.site, self.page_items(number), policy, tally)
+            yield from url_entries(
+                self.name, self.page_urls(number), policy, tally, self.relocator()
+            )
+            return
+        items = self.page_items(number)
+        try:
+            yield from item_entries(self.name, self.site, items, policy, tally)
+        finally:
+            # A strict-mode error or a class's own exception stops the reading
+            # half-way: its server-side cursor (PostgreSQL) is closed now, not
+            # by the garbage collector in the middle of another query.
+            close_iterator(items)
 
     def page_lastmods(self) -> list[LastmodValue | None]:
         """The lastmod of each page in the index, as cheaply as the class allows:
@@ -174,4 +185,8 @@ class ContribSection:
         if self.uses_get_urls:
             return newest_lastmod(url.get("lastmod") for url in self.page_urls(number))
         lastmod = self.site.lastmod
-        return newest_lastmod(lastmod(item) for item in self.page_items(number))
+        items = self.page_items(number)
+        try:
+            return newest_lastmod(lastmod(item) for item in items)
+        finally:
+            close_iterator(items)
