@@ -13,6 +13,7 @@ from urllib.parse import SplitResult, urlsplit
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_prefix
+from django.utils import translation
 from django.utils.encoding import iri_to_uri
 
 from django_sitemapkit.conf import conf
@@ -168,6 +169,15 @@ def stable_script_prefix() -> Iterator[None]:
         yield
     finally:
         set_script_prefix(previous)
+
+
+@contextmanager
+def entry_context() -> Iterator[None]:
+    """Where locations are made: inside the fixed script prefix, which URL templates
+    capture, and in ``LANGUAGE_CODE`` whatever language the request activated, so
+    that neither ``SCRIPT_NAME`` nor a crawler's ``Accept-Language`` changes a URL."""
+    with stable_script_prefix(), translation.override(settings.LANGUAGE_CODE):
+        yield
 
 
 def index_path(namespace: str = URL_NAMESPACE) -> str:

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.models.sql.compiler import SQLCompiler
-from django.test import Client
+from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import translation
 from factories import ArticleFactory, bulk_articles
 from plans import entries_of
 from sitemap_xml import parse_urlset
@@ -154,3 +155,20 @@ def test_plan_logs_nothing_for_a_valid_source(caplog: pytest.LogCaptureFixture) 
         (None,),
     )
     assert caplog.records == []
+
+
+class ShopArticles(ArticleSource):
+    name = "shop"
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF="testapp.urls_i18n_subpath", LANGUAGE_CODE="en")
+def test_the_sitemap_s_directory_is_read_in_language_code_like_the_urls() -> None:
+    # A request in another language (LocaleMiddleware, Accept-Language) must
+    # not move the directory to /fr/shop/ while the URLs stay under /en/shop/,
+    # which would skip every row.
+    ArticleFactory(slug="a")
+    with translation.override("fr"):
+        assert [entry.loc for entry in entries_of(ShopArticles())] == [
+            "https://www.example.com/en/shop/a/"
+        ]

@@ -7,36 +7,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.db.models import Max, QuerySet
 from django.http import Http404
-from django.utils import translation
 
 from django_sitemapkit.compat.entries import Made, item_entries, url_entries
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import LocationPolicy, Origin, stable_script_prefix
+from django_sitemapkit.locations import LocationPolicy, Origin
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.sources.rows import close_iterator
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
 
 logger = logging.getLogger("django_sitemapkit")
-
-
-@contextmanager
-def entry_context() -> Iterator[None]:
-    """Where a ``Sitemap``'s code runs: in the fixed script prefix and in
-    ``LANGUAGE_CODE``, whatever the request's, so the Host header, ``SCRIPT_NAME``
-    and ``Accept-Language`` never change a byte."""
-    with ExitStack() as stack:
-        stack.enter_context(stable_script_prefix())
-        stack.enter_context(translation.override(settings.LANGUAGE_CODE))
-        yield
 
 
 class OriginSite:

@@ -25,10 +25,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.compat.entries import Made
-from django_sitemapkit.compat.sections import ContribSection, entry_context, page_number
+from django_sitemapkit.compat.sections import ContribSection, page_number
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import URLSET, Encoder, Entry, Lines, entry_lines, url_element
-from django_sitemapkit.locations import LocationPolicy, Origin, fixed_script_prefix
+from django_sitemapkit.locations import LocationPolicy, Origin, entry_context, fixed_script_prefix
 from django_sitemapkit.pipeline import index_lastmod
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.sources.skips import Tally

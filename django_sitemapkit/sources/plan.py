@@ -9,19 +9,17 @@ Paging and entry building read the plan; they never read the class again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db.models import QuerySet
-from django.utils import translation
 
 from django_sitemapkit import extensions
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Document, urlset
-from django_sitemapkit.locations import LocationPolicy, stable_script_prefix
+from django_sitemapkit.locations import LocationPolicy, entry_context
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     SitemapSource,
@@ -66,21 +64,17 @@ class Plan:
     #: The database the rows are read from (``None`` for static pages).
     database: str | None
 
-    @contextmanager
-    def context(self) -> Iterator[None]:
-        """Where entries are made: inside the fixed script prefix, which URL templates
-        capture, and in ``LANGUAGE_CODE`` whatever language the request activated (a
-        crawler's ``Accept-Language`` must not change the URLs)."""
-        with ExitStack() as stack:
-            stack.enter_context(stable_script_prefix())
-            stack.enter_context(translation.override(settings.LANGUAGE_CODE))
-            yield
+    def context(self) -> AbstractContextManager[None]:
+        """Where entries are made (``locations.entry_context()``)."""
+        return entry_context()
 
 
 def compile_plan(source: BaseSource, policy: LocationPolicy | None = None) -> Plan:
     """The plan of ``source``, for the settings and URLconf in force now."""
-    policy = policy or LocationPolicy.from_settings()
-    with stable_script_prefix(), translation.override(settings.LANGUAGE_CODE):
+    with entry_context():
+        # The sitemap's directory too is read in LANGUAGE_CODE, as the sources'
+        # URLs are: under i18n_patterns it depends on the language.
+        policy = policy or LocationPolicy.from_settings()
         if isinstance(source, SitemapSource):
             return queryset_plan(source, policy)
         assert isinstance(source, StaticSource), source
