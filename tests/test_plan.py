@@ -167,7 +167,7 @@ def test_the_sitemap_s_directory_is_read_in_language_code_like_the_urls() -> Non
     # A request in another language (LocaleMiddleware, Accept-Language) must
     # not move the directory to /fr/shop/ while the URLs stay under /en/shop/,
     # which would skip every row.
-    ArticleFactory(slug="a")
+    ArticleFactory.create(slug="a")
     with translation.override("fr"):
         assert [entry.loc for entry in entries_of(ShopArticles())] == [
             "https://www.example.com/en/shop/a/"
