@@ -72,7 +72,7 @@ def written(
 
 
 def fitting(
-    runs: Iterable[Lines], plan: Plan, layout: Layout, tally: Tally | None = None
+    runs: Iterable[Lines], section: str, layout: Layout, tally: Tally | None = None
 ) -> Iterator[Lines]:
     """Leave out (log, or raise in strict mode) a line no document could hold: the
     encoder would otherwise cut before it and write an empty, schema-invalid page.
@@ -97,7 +97,7 @@ def fitting(
                 f"its <url> takes {size:,} bytes, more than a document of "
                 f"SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,}) has room for"
             )
-            skip_row(plan.section, repr(located(line)), reason, tally, conf.STRICT)
+            skip_row(section, repr(located(line)), reason, tally, conf.STRICT)
         yield kept
 
 

@@ -11,7 +11,7 @@ from django_sitemapkit.sources.plan import Plan, compile_plan
 
 
 def all_rows(plan: Plan) -> list[Any]:
-    return [row for chunk in plan.pager.all_chunks() for row in chunk]
+    return [row for _, chunk in plan.pager.numbered_chunks() for row in chunk]
 
 
 def page_rows(plan: Plan, page: int, start: tuple[Any, ...] | None = None) -> list[Any]:
@@ -22,7 +22,7 @@ def entries_of(source: BaseSource) -> list[Entry]:
     """Every entry of every page of ``source``, in order, invalid rows skipped and logged."""
     plan = compile_plan(source)
     entries: list[Entry] = []
-    for chunk in plan.pager.all_chunks():
+    for _, chunk in plan.pager.numbered_chunks():
         with plan.context():
             entries += plan.writer.entries(chunk)
     return entries

@@ -88,21 +88,12 @@ def streaming_transaction(alias: str | None) -> Iterator[None]:
         yield
 
 
-def pages_of(chunks: Iterator[Chunk], page_size: int) -> Iterator[tuple[int, Chunk]]:
-    """``chunks`` cut where one page of ``page_size`` rows ends, each with its page's index."""
-    read = 0
-    for chunk in chunks:
-        while chunk:
-            room = page_size - read % page_size
-            yield read // page_size, chunk[:room]
-            read += min(room, len(chunk))
-            chunk = chunk[room:]
-
-
-def reported(chunks: Iterator[Chunk], report: Callable[[], None]) -> Iterator[Chunk]:
+def reported(
+    chunks: Iterator[tuple[int, Chunk]], report: Callable[[], None]
+) -> Iterator[tuple[int, Chunk]]:
     try:
-        for chunk in chunks:
-            yield chunk
+        for numbered in chunks:
+            yield numbered
             report()
     finally:
         close_iterator(chunks)
@@ -117,14 +108,14 @@ def render_section(
     build = SectionBuild(plan.section)
     tally = Tally()
     with streaming_transaction(plan.database):
-        chunks = plan.pager.all_chunks(tally)
+        chunks = plan.pager.numbered_chunks(tally)
         if progress is not None:
             chunks = reported(chunks, lambda: progress(plan.section, tally.rows))
         try:
-            for index, page_chunks in groupby(pages_of(chunks, plan.page_size), key=lambda p: p[0]):
+            for index, page_chunks in groupby(chunks, key=lambda p: p[0]):
                 runs = written(plan, index + 1, (chunk for _, chunk in page_chunks), tally)
                 write_page_files(
-                    plan, fitting(runs, plan, plan.document, tally), staging, options, build
+                    plan, fitting(runs, plan.section, plan.document, tally), staging, options, build
                 )
         except BuildError:
             raise

@@ -1,31 +1,31 @@
-"""A contrib ``Sitemap``'s items (or the dicts its ``get_urls()`` returns) to entries:
-each value read as contrib reads it, then checked and formatted by the engine, an
-invalid entry skipped and logged (or raised with ``SITEMAPKIT_STRICT``)."""
+"""A contrib ``Sitemap``'s units (items, ``(item, language)`` pairs, or the dicts its
+``get_urls()`` returns) to entries: each value read as contrib reads it, then
+checked and formatted by the engine, an invalid entry skipped and logged (or
+raised with ``SITEMAPKIT_STRICT``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any, NamedTuple
+from typing import Any
 
+from django.conf import settings
 from django.db.models import Model
 from django.urls import NoReverseMatch
+from django.utils import translation
 
-from django_sitemapkit.conf import conf
-from django_sitemapkit.encoder import Entry
+from django_sitemapkit.compat.classes import ContribClass
+from django_sitemapkit.encoder import Entry, entry_lines, url_element
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extension_elements import Extras
+from django_sitemapkit.extensions import X_DEFAULT, format_alternates
 from django_sitemapkit.locations import LocationPolicy
 from django_sitemapkit.sources.entries import unreversed
-from django_sitemapkit.sources.pages import LastmodValue
+from django_sitemapkit.sources.rows import Chunk
 from django_sitemapkit.sources.skips import Tally, skip_row
+from django_sitemapkit.sources.writer import Lines
 from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
-
-
-class Made(NamedTuple):
-    """An entry, and its lastmod as the item gave it (for ``Last-Modified``)."""
-
-    entry: Entry
-    lastmod: LastmodValue | None
 
 
 def contrib_value(site: Any, name: str, item: Any) -> Any:
@@ -49,20 +49,6 @@ def priority_text(value: Any) -> str | None:
     return format_priority(value)
 
 
-def checked_entry(
-    policy: LocationPolicy, location: Any, lastmod: Any, changefreq: Any, priority: Any
-) -> Made:
-    if not isinstance(location, str):
-        raise InvalidEntry(f"location {location!r} is not a string")
-    entry = Entry(
-        policy.absolute(location),
-        None if lastmod is None else format_lastmod(lastmod),
-        None if changefreq is None else format_changefreq(changefreq),
-        priority_text(priority),
-    )
-    return Made(entry, lastmod)
-
-
 def item_key(item: Any) -> str:
     """How a log message names an item."""
     if isinstance(item, Model):
@@ -70,46 +56,121 @@ def item_key(item: Any) -> str:
     return f"item {item!r}"
 
 
-def item_entries(
-    section: str, site: Any, items: Iterable[Any], policy: LocationPolicy, tally: Tally
-) -> Iterator[Made]:
-    """The entries of ``items``, read through the ``Sitemap``'s attributes and methods."""
-    for item in items:
-        tally.rows += 1
-        try:
+@dataclass(frozen=True)
+class ContribWriter:
+    """Entries, and ``<urlset>`` lines, of each chunk of a contrib class's units."""
+
+    contrib: ContribClass
+    policy: LocationPolicy
+    strict: bool
+
+    def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]:
+        made: list[Entry] = []
+        make, key = self.maker(), self.key()
+        for unit in chunk:
             try:
-                location = contrib_value(site, "location", item)
-            except (NoReverseMatch, UnicodeError) as exc:
-                raise unreversed(exc) from exc
-            yield checked_entry(
-                policy,
-                location,
-                contrib_value(site, "lastmod", item),
-                contrib_value(site, "changefreq", item),
-                contrib_value(site, "priority", item),
-            )
-        except InvalidEntry as exc:
-            skip_row(section, item_key(item), str(exc), tally, conf.STRICT)
+                made.append(make(unit))
+            except InvalidEntry as exc:
+                skip_row(self.contrib.section, key(unit), str(exc), tally, self.strict)
+        return made
 
+    def lines(
+        self,
+        chunk: Chunk,
+        tally: Tally | None = None,
+        element: Callable[[Entry], str] = url_element,
+    ) -> Lines:
+        return entry_lines(self.entries(chunk, tally), element)
 
-def url_entries(
-    section: str,
-    urls: Iterable[Mapping[str, Any]],
-    policy: LocationPolicy,
-    tally: Tally,
-    relocate: Callable[[str], str],
-) -> Iterator[Made]:
-    """The entries of the dicts a ``get_urls()`` returned (``location``, ``lastmod``,
-    ``changefreq``, ``priority``; ``alternates`` are not written yet), each
-    location mended by ``relocate`` first."""
-    for url in urls:
-        tally.rows += 1
-        location = url.get("location")
-        if isinstance(location, str):
-            location = relocate(location)
+    def key(self) -> Callable[[Any], str]:
+        if self.contrib.own_urls:
+            relocate = self.contrib.relocator()
+
+            def located(url: Mapping[str, Any]) -> str:
+                location = url.get("location")
+                return f"URL {relocate(location) if isinstance(location, str) else location!r}"
+
+            return located
+        if self.contrib.i18n:
+            return lambda unit: f"{item_key(unit[0])} ({unit[1]})"
+        return item_key
+
+    def maker(self) -> Callable[[Any], Entry]:
+        if self.contrib.own_urls:
+            relocate = self.contrib.relocator()
+            return lambda url: self.url_entry(url, relocate)
+        if self.contrib.i18n:
+            return self.translated_entry
+        return self.item_entry
+
+    def checked(self, location: Any, item: Any, extras: Extras | None = None) -> Entry:
+        site = self.contrib.site
+        if not isinstance(location, str):
+            raise InvalidEntry(f"location {location!r} is not a string")
+        lastmod = contrib_value(site, "lastmod", item)
+        changefreq = contrib_value(site, "changefreq", item)
+        return Entry(
+            self.policy.absolute(location),
+            None if lastmod is None else format_lastmod(lastmod),
+            None if changefreq is None else format_changefreq(changefreq),
+            priority_text(contrib_value(site, "priority", item)),
+            extras,
+        )
+
+    def location(self, item: Any, language: str | None = None) -> Any:
+        """``location(item)``, under ``language`` when given (contrib's ``_location()``)."""
         try:
-            yield checked_entry(
-                policy, location, url.get("lastmod"), url.get("changefreq"), url.get("priority")
-            )
-        except InvalidEntry as exc:
-            skip_row(section, f"URL {location!r}", str(exc), tally, conf.STRICT)
+            if language is None:
+                return contrib_value(self.contrib.site, "location", item)
+            with translation.override(language):
+                return contrib_value(self.contrib.site, "location", item)
+        except (NoReverseMatch, UnicodeError) as exc:
+            raise unreversed(exc) from exc
+
+    def item_entry(self, item: Any) -> Entry:
+        return self.checked(self.location(item), item)
+
+    def translated_entry(self, unit: tuple[Any, str]) -> Entry:
+        """One language's URL of an item, with every language's as its alternates
+        when the class asks for them (contrib's ``alternates`` and ``x_default``)."""
+        item, language = unit
+        location = self.location(item, language)
+        site = self.contrib.site
+        if not getattr(site, "alternates", False) or not isinstance(location, str):
+            return self.checked(location, item)
+        languages = self.contrib.item_languages(item)
+        links = {code: self.location(item, code) for code in languages}
+        default = settings.LANGUAGE_CODE
+        if (
+            getattr(site, "x_default", False)
+            and default in languages
+            and isinstance(links[default], str)
+        ):
+            # contrib's x-default: the default language's URL without its prefix.
+            links[X_DEFAULT] = links[default].replace(f"/{default}/", "/", 1)
+        own = self.policy.absolute(location)
+        return self.checked(location, item, Extras(format_alternates(links, own, self.policy)))
+
+    def url_entry(self, url: Mapping[str, Any], relocate: Callable[[str], str]) -> Entry:
+        """An entry of a dict from ``get_urls()``: its host mended, its values checked."""
+        location = url.get("location")
+        if not isinstance(location, str):
+            raise InvalidEntry(f"location {location!r} is not a string")
+        location = relocate(location)
+        extras = None
+        alternates = url.get("alternates") or ()
+        if alternates:
+            links = {
+                str(link.get("lang_code")): relocate(str(link.get("location")))
+                for link in alternates
+            }
+            own = self.policy.absolute(location)
+            extras = Extras(format_alternates(links, own, self.policy))
+        lastmod, changefreq = url.get("lastmod"), url.get("changefreq")
+        return Entry(
+            self.policy.absolute(location),
+            None if lastmod is None else format_lastmod(lastmod),
+            None if changefreq is None else format_changefreq(changefreq),
+            priority_text(url.get("priority")),
+            extras,
+        )

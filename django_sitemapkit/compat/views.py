@@ -1,9 +1,15 @@
 """contrib's ``index`` and ``sitemap`` views, same signatures and URLs, answered by
-the engine: locations on ``SITEMAPKIT_BASE_URL`` (never the request's Host), every
-entry checked, the bytes written by the encoder, conditional requests answered.
+the engine: locations on the base URL (never the request's Host), every entry
+checked, the bytes streamed by the encoder, conditional requests answered.
 
 ``template_name`` cannot be honoured (no template is rendered) and is ignored;
 ``content_type`` is honoured.
+
+A page is streamed as it is read, a chunk of items at a time, so memory stays
+flat whatever ``limit`` is. Its ``Last-Modified`` and ETag are known before
+the first item is written: from one aggregate query for a ``GenericSitemap``,
+from a constant ``lastmod``, or else from a first pass over the page's items
+that reads only their lastmods (``pages.py``).
 
 A page with no valid entry is a 404 here, where contrib answers an empty
 ``<urlset>``: the schema requires at least one ``<url>``, and the engine never
@@ -17,24 +23,27 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from itertools import chain
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit.compat.entries import Made
-from django_sitemapkit.compat.sections import ContribSection, page_number
+from django_sitemapkit.compat.pages import ContribPager, every_lastmod
+from django_sitemapkit.compat.plan import contrib_source
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.encoder import URLSET, Encoder, Entry, Lines, entry_lines, url_element
+from django_sitemapkit.encoder import Encoder, Entry, Lines, urlset
 from django_sitemapkit.locations import LocationPolicy, Origin, entry_context, fixed_script_prefix
-from django_sitemapkit.pipeline import index_lastmod
-from django_sitemapkit.sources.pages import LastmodValue
+from django_sitemapkit.pipeline import first_run, fitting, index_lastmod, page_runs
+from django_sitemapkit.sources.pages import LastmodValue, SectionStats
+from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.rows import close_iterator
 from django_sitemapkit.sources.skips import Tally
-from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.database import checked_index
 from django_sitemapkit.views.http import (
+    ClosingStream,
     Representation,
     answered,
     as_is,
@@ -46,6 +55,19 @@ logger = logging.getLogger("django_sitemapkit")
 #: The header contrib's views add to every document they answer.
 CONTRIB_ROBOTS_TAG = "noindex, noodp, noarchive"
 Sitemaps = Mapping[str, Any]
+
+
+def contrib_pager(plan: Plan) -> ContribPager:
+    pager = plan.pager
+    assert isinstance(pager, ContribPager), pager
+    return pager
+
+
+def plans(sitemaps: Sitemaps, names: list[str]) -> list[Plan]:
+    """The plans of the sections ``names``: contrib lists any path of the host, so the
+    location rule is checked from the root, not from the sitemap's directory."""
+    policy = LocationPolicy(Origin.from_settings(), fixed_script_prefix())
+    return [compile_plan(contrib_source(name, sitemaps[name]), policy) for name in names]
 
 
 @require_safe
@@ -60,12 +82,14 @@ def index(
         origin = Origin.from_settings()
         listed: list[tuple[str, LastmodValue | None]] = []
         with entry_context():
-            for name, declared in sitemaps.items():
-                section = ContribSection.open(name, declared, origin)
-                if section.count == 0:
+            for plan in plans(sitemaps, list(sitemaps)):
+                pager = contrib_pager(plan)
+                count = pager.count()
+                if count == 0:
                     continue  # no page without an entry: see the module's docstring
-                url = origin.url + reverse(sitemap_url_name, kwargs={"section": name})
-                for number, lastmod in enumerate(section.page_lastmods(), 1):
+                url = origin.url + reverse(sitemap_url_name, kwargs={"section": plan.section})
+                lastmods = pager.page_lastmods(SectionStats(count, None, ()))
+                for number, lastmod in enumerate(lastmods, 1):
                     listed.append((url if number == 1 else f"{url}?p={number}", lastmod))
         if not listed:
             raise Http404("No sitemap section has any items.")
@@ -105,52 +129,64 @@ def sitemap(
     )
 
     def respond() -> HttpResponseBase:
-        lines, newest = page_lines(sitemaps, names, value)
-        etag = weak_etag(content_type, "compat-page", digest("".join(lines[0])))
-        response = document_response(
-            request, representation(content_type), etag, newest, lambda: encoded(lines, document)
-        )
+        found = plans(sitemaps, names)
+        number = 1
+        for plan in found:
+            number = contrib_pager(plan).number(value)
+        stats = [plan.pager.page_stats(number) for plan in found]
+        if not any(item.rows for item in stats):
+            raise Http404(f"Page {value} has no valid entry.")
+        newest = every_lastmod(item.lastmod for item in stats if item.rows)
+        etag = None
+        if newest is not None:
+            fingerprints = [
+                (plan.section, plan.page_size, item.fingerprint)
+                for plan, item in zip(found, stats, strict=True)
+            ]
+            etag = weak_etag(content_type, "compat-page", number, *fingerprints)
+
+        def body() -> Iterator[bytes]:
+            return page_body(request, found, number, document)
+
+        response = document_response(request, representation(content_type), etag, newest, body)
         return with_robots_tag(response)
 
     return answered(request, document, respond)
 
 
-def page_lines(
-    sitemaps: Sitemaps, names: list[str], value: object
-) -> tuple[Lines, LastmodValue | None]:
-    """The lines of page ``value`` of the sections ``names``, in order, and the newest
-    lastmod if every entry has one.
-
-    The page is read once, before the headers, as contrib does: its
-    ``Last-Modified`` and ETag need every entry. The items are read a chunk
-    at a time; only the lines (at most ``limit`` per section) are kept.
-    """
-    origin = Origin.from_settings()
-    # contrib lists any path of the host; the location rule is checked from the root.
-    policy = LocationPolicy(origin, fixed_script_prefix())
-    made: list[Made] = []
-    with entry_context():
-        for name in names:
-            opened = ContribSection.open(name, sitemaps[name], origin)
-            number = page_number(opened.paginator, value)
-            tally = Tally()
-            made.extend(opened.entries(number, policy, tally))
-            tally.end_page(number)
-    if not made:
+def page_body(
+    request: HttpRequest, found: list[Plan], number: int, document: str
+) -> Iterator[bytes]:
+    """Page ``number`` of each plan in turn, streamed; a 404 if none has a valid entry."""
+    layout = urlset(
+        tuple(sorted({prefix for plan in found for prefix in plan.document.extensions}))
+    )
+    runs = chain.from_iterable(
+        fitting(page_runs(plan, number, None, tally), plan.section, layout, tally)
+        for plan, tally in ((plan, Tally()) for plan in found)
+    )
+    started = first_run(runs)
+    if started is None:
         logger.error(
             "Page %s of sitemap section(s) %s has no valid entry (see the warnings above, if "
             "any); it is answered with 404.",
-            value,
-            ", ".join(map(repr, names)),
+            number,
+            ", ".join(repr(plan.section) for plan in found),
         )
-        raise Http404(f"Page {value} has no valid entry.")
-    newest = every_lastmod(item.lastmod for item in made)
-    return entry_lines((item.entry for item in made), url_element), newest
+        raise Http404(f"Page {number} has no valid entry.")
+    if request.method == "HEAD":
+        close_iterator(started)
+        return iter(())
+    encoder = Encoder(layout, max_urls=MAX_URLS, max_bytes=conf.MAX_BYTES)
+    return ClosingStream(encoded(encoder, started, document), runs)
 
 
-def encoded(lines: Lines, document: str) -> Iterator[bytes]:
-    encoder = Encoder(URLSET, max_urls=MAX_URLS, max_bytes=conf.MAX_BYTES)
-    yield from encoder.stream([lines])
+def encoded(encoder: Encoder, runs: Iterator[Lines], document: str) -> Iterator[bytes]:
+    try:
+        yield from encoder.stream(runs)
+    finally:
+        # Release the items (and their cursor) now, even if the client left.
+        close_iterator(runs)
     if encoder.cut:
         logger.error(
             "%s was cut after %s URLs: the next one would take it past %s URLs or %s bytes "
@@ -160,12 +196,6 @@ def encoded(lines: Lines, document: str) -> Iterator[bytes]:
             f"{MAX_URLS:,}",
             f"{conf.MAX_BYTES:,}",
         )
-
-
-def every_lastmod(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
-    """The newest of ``values`` if none is missing (contrib's rule for ``Last-Modified``)."""
-    found = list(values)
-    return None if None in found else newest_lastmod(found)
 
 
 def digest(text: str) -> str:

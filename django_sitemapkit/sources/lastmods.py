@@ -41,6 +41,12 @@ def page_lastmods(pager: Pager, stats: SectionStats) -> tuple[LastmodValue | Non
     """The newest lastmod of each of the section's pages (``None`` where unknown)."""
     pages = -(-stats.rows // pager.page_size)
     if not isinstance(pager, QueryPager):
+        # A pager that knows a cheaper way (a contrib class's get_latest_lastmod())
+        # says so; else each page's own.
+        own: Any = getattr(pager, "page_lastmods", None)
+        if own is not None:
+            listed: tuple[LastmodValue | None, ...] = own(stats)
+            return listed
         return tuple(pager.page_stats(page).lastmod for page in range(1, pages + 1))
     if pager.lastmod_path is None:
         # Without a lastmod field there is nothing the database can aggregate.

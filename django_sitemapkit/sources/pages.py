@@ -8,9 +8,9 @@ start; page N from the key of its first row when the order is a key (see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from django.db import DatabaseError
 from django.db.models import Count, Max, QuerySet
@@ -18,7 +18,6 @@ from django.db.models import Count, Max, QuerySet
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.rows import Chunk, close_iterator, orm_chunks, raw_chunks
 from django_sitemapkit.sources.skips import Tally, skip_row
-from django_sitemapkit.values import newest_lastmod
 
 LastmodValue = Any  # a date or datetime as the database returns it
 
@@ -154,6 +153,9 @@ class QueryPager:
         """Every row of the section in page order: pages 1, 2, ... read in one pass."""
         return self.read(Scope(self.row_queryset, self.ordered, 0, None), tally)
 
+    def numbered_chunks(self, tally: Tally | None = None) -> Iterator[tuple[int, Chunk]]:
+        return pages_of(self.all_chunks(tally), self.page_size)
+
     def fetch(self, scope: Scope, offset: int, chunk_size: int) -> Iterator[Chunk]:
         rows = scope.slice(scope.rows, offset, None)
         return raw_chunks(rows, chunk_size) if self.raw else orm_chunks(rows, chunk_size)
@@ -230,53 +232,42 @@ class QueryPager:
         return True
 
 
-@dataclass(frozen=True)
-class StaticPager:
-    """The pages of a :class:`~django_sitemapkit.StaticSource`: its ``urls`` in order."""
+class Pager(Protocol):
+    """What the pipeline, the index and the build ask of a section's pages: a queryset
+    section's (:class:`QueryPager`), a ``StaticSource``'s (``static.StaticPager``) or
+    a ``django.contrib.sitemaps`` class's (``compat.pages.ContribPager``)."""
 
-    section: str
-    pages: tuple[Any, ...]
-    page_size: int
-    #: A function from a page to its lastmod value (or the declared constant's).
-    lastmod_of: Callable[[Any], Any] | None
+    @property
+    def section(self) -> str: ...
 
-    def count(self) -> int:
-        return len(self.pages)
+    @property
+    def page_size(self) -> int: ...
 
-    def page_bounds(self, page: int) -> tuple[int, int]:
-        return (page - 1) * self.page_size, page * self.page_size
+    def count(self) -> int: ...
 
-    def page_rows(self, page: int) -> list[Any]:
-        first, stop = self.page_bounds(page)
-        return list(self.pages[first:stop])
+    def section_stats(self) -> SectionStats: ...
 
-    def lastmod(self, rows: Sequence[Any]) -> LastmodValue | None:
-        if self.lastmod_of is None:
-            return None
-        # Invalid values are reported (and skipped) when the entries are written.
-        return newest_lastmod(map(self.lastmod_of, rows))
-
-    def section_stats(self) -> SectionStats:
-        lastmod = self.lastmod(self.pages)
-        return SectionStats(len(self.pages), lastmod, (self.pages, lastmod))
-
-    def page_stats(self, page: int) -> PageStats:
-        rows = self.page_rows(page)
-        lastmod = self.lastmod(rows)
-        return PageStats(len(rows), lastmod, (tuple(rows), lastmod))
+    def page_stats(self, page: int) -> PageStats: ...
 
     def chunks(
         self, page: int, start: tuple[Any, ...] | None = None, tally: Tally | None = None
-    ) -> Iterator[Chunk]:
-        rows = self.page_rows(page)
-        if tally is not None:
-            tally.rows += len(rows)
-        return iter([rows] if rows else [])
+    ) -> Iterator[Chunk]: ...
 
-    def all_chunks(self, tally: Tally | None = None) -> Iterator[Chunk]:
-        if tally is not None:
-            tally.rows += len(self.pages)
-        return iter([list(self.pages)] if self.pages else [])
+    def numbered_chunks(self, tally: Tally | None = None) -> Iterator[tuple[int, Chunk]]:
+        """Every row of the section in page order, each chunk with its page's index
+        (0 for page 1): what the build writes one file after another from."""
+        ...
 
 
-Pager = QueryPager | StaticPager
+def pages_of(chunks: Iterator[Chunk], page_size: int) -> Iterator[tuple[int, Chunk]]:
+    """``chunks`` cut where one page of ``page_size`` rows ends, each with its page's index."""
+    try:
+        read = 0
+        for chunk in chunks:
+            while chunk:
+                room = page_size - read % page_size
+                yield read // page_size, chunk[:room]
+                read += min(room, len(chunk))
+                chunk = chunk[room:]
+    finally:
+        close_iterator(chunks)

@@ -20,6 +20,7 @@ from django_sitemapkit import extensions
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Document, urlset
 from django_sitemapkit.locations import LocationPolicy, entry_context
+from django_sitemapkit.sources.adapted import AdaptedSource
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     SitemapSource,
@@ -39,9 +40,10 @@ from django_sitemapkit.sources.entries import (
 )
 from django_sitemapkit.sources.extended import extension_prefixes, language_codes
 from django_sitemapkit.sources.keyset import ordering_key
-from django_sitemapkit.sources.pages import Pager, QueryPager, StaticPager
+from django_sitemapkit.sources.pages import Pager, QueryPager
 from django_sitemapkit.sources.rows import RowShape, raw_values
-from django_sitemapkit.sources.writer import Writer, compile_writer
+from django_sitemapkit.sources.static import StaticPager
+from django_sitemapkit.sources.writer import PageWriter, Writer, compile_writer
 
 #: The per-row methods a project may define; each hands it rows.
 ROW_METHODS = ("lastmod", "changefreq", "priority", "alternates", "images", "videos")
@@ -60,7 +62,7 @@ class Plan:
     document: Document
     pager: Pager
     row_format: RowFormat
-    writer: Writer
+    writer: PageWriter
     #: The database the rows are read from (``None`` for static pages).
     database: str | None
 
@@ -77,6 +79,8 @@ def compile_plan(source: BaseSource, policy: LocationPolicy | None = None) -> Pl
         policy = policy or LocationPolicy.from_settings()
         if isinstance(source, SitemapSource):
             return queryset_plan(source, policy)
+        if isinstance(source, AdaptedSource):
+            return source.compiled(policy)
         assert isinstance(source, StaticSource), source
         return static_plan(source, policy)
 

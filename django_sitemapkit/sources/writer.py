@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -39,6 +39,20 @@ from django_sitemapkit.sources.skips import Tally, skip_row
 Reader = Callable[[Any], Any]
 #: The lines of a chunk of entries, and the ``lastmod`` of each (for the index).
 Lines = tuple[list[str], list[str | None]]
+
+
+class PageWriter(Protocol):
+    """What the pipeline asks of a section's writer: the lines of a chunk of rows
+    (``<url>`` elements, or another ``element``'s), and their entries."""
+
+    def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]: ...
+
+    def lines(
+        self,
+        chunk: Chunk,
+        tally: Tally | None = None,
+        element: Callable[[Entry], str] = url_element,
+    ) -> Lines: ...
 
 
 @dataclass(frozen=True)

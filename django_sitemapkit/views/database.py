@@ -114,7 +114,7 @@ def database_page(
         # A tally, so that rows skipped for one reason are logged once (skips.py).
         tally = Tally()
         runs = fitting(
-            page_runs(plan, page, stats.start, tally, element), plan, plan.document, tally
+            page_runs(plan, page, stats.start, tally, element), plan.section, plan.document, tally
         )
         started = first_run(runs)
         if started is None:

@@ -102,11 +102,6 @@ class HttpOwnUrlsSitemap(HttpSitemap):
         return super().get_urls(page, site, protocol)
 
 
-class I18nSitemap(StaticViewSitemap):
-    i18n = True
-    alternates = True
-
-
 GENERIC_INFO: dict[str, Any] = {"queryset": published(), "date_field": "updated_at"}
 GENERIC: GenericSitemap[Article] = GenericSitemap(GENERIC_INFO, priority=0.4, changefreq="monthly")
 
@@ -124,7 +119,6 @@ DIFFERENT: dict[str, Any] = {
     "absolute-own": AbsoluteOwnUrlsSitemap,
     "http": HttpSitemap,
     "http-own": HttpOwnUrlsSitemap,
-    "i18n": I18nSitemap,
 }
 
 

@@ -1,0 +1,78 @@
+"""A ``django.contrib.sitemaps`` class as a section of the engine: compiled into a
+plan like any source, so that the views, the HTML sitemap, ``build_sitemaps``
+and the drop-in views read it through the same document pipeline."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.db.models import QuerySet
+
+from django_sitemapkit.compat.classes import ContribClass
+from django_sitemapkit.compat.entries import ContribWriter
+from django_sitemapkit.compat.pages import ContribPager
+from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.encoder import urlset
+from django_sitemapkit.locations import LocationPolicy, Origin
+from django_sitemapkit.sources.adapted import AdaptedSource
+from django_sitemapkit.sources.entries import RowFormat
+from django_sitemapkit.sources.plan import Plan
+
+
+class ContribSource(AdaptedSource):
+    """A section made of one value of a contrib ``sitemaps`` dict (a class or an
+    instance), under its key. Made by ``register()`` and by the drop-in views."""
+
+    contrib: ClassVar[Any] = None
+
+    def compiled(self, policy: LocationPolicy) -> Plan:
+        return contrib_plan(self, policy)
+
+
+def section_class(name: str, declared: Any) -> type[ContribSource]:
+    """The section class of ``sitemaps[name]``, named after the contrib class, so a
+    system check's message names the class the project wrote."""
+    named = declared if isinstance(declared, type) else type(declared)
+    return type(
+        ContribSource.__name__,
+        (ContribSource,),
+        {
+            "name": name,
+            "contrib": declared,
+            "__module__": named.__module__,
+            "__qualname__": f"{named.__qualname__} (sitemaps[{name!r}])",
+        },
+    )
+
+
+def contrib_source(name: str, declared: Any) -> ContribSource:
+    return section_class(name, declared)()
+
+
+def contrib_plan(source: ContribSource, policy: LocationPolicy) -> Plan:
+    name = type(source).name
+    contrib = ContribClass(name, type(source).contrib, Origin.from_settings())
+    # Pages as contrib's: ``limit`` units each (capped by the protocol's 50,000),
+    # so page N holds the same URLs under contrib's URLs and this app's.
+    page_size = max(1, min(int(contrib.site.limit), MAX_URLS))
+    pager = ContribPager(name, contrib, page_size, conf.CHUNK_SIZE)
+    writer = ContribWriter(contrib, policy, conf.STRICT)
+    # An unused namespace declaration is valid, a missing one is not: a class
+    # that writes its own URL dicts may add alternates to them.
+    alternates = contrib.own_urls or (
+        contrib.i18n and bool(getattr(contrib.site, "alternates", False))
+    )
+    items = None if contrib.own_urls else contrib.items
+    return Plan(
+        source=source,
+        section=name,
+        page_size=page_size,
+        # A get_urls() page may hold more URLs than ``limit``; the protocol caps it.
+        url_limit=MAX_URLS,
+        languages=(None,),
+        document=urlset(("xhtml",) if alternates else ()),
+        pager=pager,
+        row_format=RowFormat.INSTANCE,
+        writer=writer,
+        database=items.db if isinstance(items, QuerySet) else None,
+    )
