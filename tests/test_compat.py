@@ -264,7 +264,8 @@ def test_a_queryset_is_sliced_and_counted_in_the_database(
     # the ETag come before the first byte), once to write it, a chunk at a time.
     assert len(selects) == 3
     assert "COUNT(*)" in selects[0]
-    assert selects[1] == selects[2]
+    # (On PostgreSQL each is a server-side cursor of its own name: compare the SELECTs.)
+    assert selects[1].partition("SELECT")[2] == selects[2].partition("SELECT")[2]
     assert selects[2].endswith("LIMIT 3 OFFSET 3")
 
 
