@@ -4,6 +4,7 @@ documents written by this engine (checked values, one host, the streaming encode
 
 from __future__ import annotations
 
+from django_sitemapkit.compat.registration import register
 from django_sitemapkit.compat.views import index, sitemap
 
-__all__ = ["index", "sitemap"]
+__all__ = ["index", "register", "sitemap"]

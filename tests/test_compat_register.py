@@ -1,0 +1,160 @@
+"""``django_sitemapkit.compat.register()``: contrib classes as sections of this app,
+served at its URLs, as gzip files, in the HTML sitemap and robots.txt, and built
+by ``build_sitemaps`` into the same bytes the views serve."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import Client, override_settings
+from lxml import etree
+from sitemap_xml import fetch, parse_index, parse_urlset
+from test_compat import CONTRIB_TEMPLATES, SITE, articles, skipped_loc
+from testapp.contrib_sitemaps import SITEMAPS
+from testapp.models import Article
+
+from django_sitemapkit import compat
+from django_sitemapkit.registry import registry
+
+__all__ = ["articles"]  # a fixture, used by name
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat_register")]
+
+
+@pytest.fixture(autouse=True)
+def registered(settings: Any) -> Iterator[None]:
+    """Only the contrib dict's sections, registered as a project's sitemaps.py would."""
+    settings.TEMPLATES = [
+        {"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [CONTRIB_TEMPLATES]}
+    ]
+    from django.contrib.sites.models import Site
+
+    Site.objects.filter(pk=1).update(domain="www.example.com")
+    Site.objects.clear_cache()
+    saved = registry.all()
+    registry._sources = []
+    compat.register(SITEMAPS)
+    yield
+    registry._sources = saved
+
+
+def locs(body: bytes) -> set[str]:
+    return {url.loc for url in parse_urlset(body)}
+
+
+def contrib_locs(client: Client, url: str) -> set[str]:
+    response = client.get(url, secure=True, headers={"Host": "www.example.com"})
+    assert response.status_code == 200
+    root = etree.fromstring(response.content)
+    ns = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    return {loc.text or "" for loc in root.iterfind(".//sm:loc", ns)}
+
+
+def test_each_key_is_a_section_in_the_dicts_order(client: Client, articles: list[Article]) -> None:
+    status, body, _ = fetch(client, "/sitemap.xml")
+    assert status == 200
+    # The empty section has no page; the others as many as contrib's paginator gives.
+    assert [loc for loc, _ in parse_index(body)] == [
+        f"{SITE}/sitemap-articles-1.xml",
+        f"{SITE}/sitemap-articles-2.xml",
+        f"{SITE}/sitemap-articles-3.xml",
+        f"{SITE}/sitemap-static-1.xml",
+        f"{SITE}/sitemap-generic-1.xml",
+        f"{SITE}/sitemap-own-1.xml",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ours", "contribs"),
+    [
+        ("sitemap-articles-1.xml", "sitemap-articles.xml"),
+        ("sitemap-articles-2.xml", "sitemap-articles.xml?p=2"),
+        ("sitemap-articles-3.xml", "sitemap-articles.xml?p=3"),
+        ("sitemap-static-1.xml", "sitemap-static.xml"),
+        ("sitemap-generic-1.xml", "sitemap-generic.xml"),
+        ("sitemap-own-1.xml", "sitemap-own.xml"),
+    ],
+)
+def test_page_n_holds_contribs_page_n(
+    client: Client, articles: list[Article], ours: str, contribs: str
+) -> None:
+    expected = contrib_locs(client, f"/contrib/{contribs}") - {skipped_loc(articles[2])}
+    status, body, _ = fetch(client, f"/{ours}")
+    assert status == 200
+    assert locs(body) == expected
+    gz_status, gz_body, headers = fetch(client, f"/{ours}.gz")
+    assert (gz_status, headers["Content-Type"]) == (200, "application/gzip")
+    assert gzip.decompress(gz_body) == body
+
+
+def test_a_page_past_the_last_or_the_empty_section_is_a_404(
+    client: Client, articles: list[Article]
+) -> None:
+    assert client.get("/sitemap-articles-4.xml").status_code == 404
+    assert client.get("/sitemap-empty-1.xml").status_code == 404
+
+
+def test_the_html_sitemap_and_robots_txt_name_them(client: Client, articles: list[Article]) -> None:
+    status, body, _ = fetch(client, "/sitemap.html")
+    assert status == 200
+    assert b'href="/sitemap-articles-2.html"' in body
+    status, body, _ = fetch(client, "/sitemap-articles-2.html")
+    assert status == 200
+    assert b"/articles/" in body
+    response = client.get("/robots.txt")
+    assert response.content.decode().splitlines()[-1] == f"Sitemap: {SITE}/sitemap.xml"
+
+
+def test_build_writes_what_the_views_serve(
+    client: Client, articles: list[Article], tmp_path: Path
+) -> None:
+    call_command("build_sitemaps", output=str(tmp_path), verbosity=0)
+    pages = sorted(p.name for p in tmp_path.glob("sitemap-*.xml"))
+    assert pages == [
+        "sitemap-articles-1.xml",
+        "sitemap-articles-2.xml",
+        "sitemap-articles-3.xml",
+        "sitemap-generic-1.xml",
+        "sitemap-own-1.xml",
+        "sitemap-static-1.xml",
+    ]
+    for name in pages:
+        status, served, _ = fetch(client, f"/{name}")
+        assert status == 200
+        assert tmp_path.joinpath(name).read_bytes() == served, name
+    built_index = tmp_path.joinpath("sitemap.xml").read_bytes()
+    _, served_index, _ = fetch(client, "/sitemap.xml")
+    # The same pages; a built page's lastmod is the newest it holds (an entry
+    # skipped as invalid does not count), as for any source.
+    assert [loc for loc, _ in parse_index(built_index)] == [
+        loc for loc, _ in parse_index(served_index)
+    ]
+    with override_settings(SITEMAPKIT_SERVE="files", SITEMAPKIT_OUTPUT_DIR=str(tmp_path)):
+        Article.objects.all().delete()  # the files, not the database, answer now
+        status, body, _ = fetch(client, "/sitemap-articles-2.xml")
+        assert (status, body) == (200, tmp_path.joinpath("sitemap-articles-2.xml").read_bytes())
+
+
+def test_the_checks_pass_and_a_bad_key_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("check")
+    compat.register({"blog posts": SITEMAPS["static"]})
+    with pytest.raises(SystemCheckError) as raised:
+        call_command("check")
+    assert "testapp.contrib_sitemaps.StaticViewSitemap (sitemaps['blog posts'])" in str(
+        raised.value
+    )
+    assert "sitemapkit.E007" in str(raised.value)
+
+
+def test_register_refuses_what_is_not_a_dict() -> None:
+    with pytest.raises(TypeError) as raised:
+        compat.register([SITEMAPS["static"]])  # type: ignore[arg-type]
+    assert str(raised.value).startswith(
+        "register() takes the dict of sections and Sitemap classes that "
+        "django.contrib.sitemaps' views take, not ["
+    )
