@@ -14,9 +14,8 @@ from django_sitemapkit.compat.pages import ContribPager
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import urlset
 from django_sitemapkit.locations import LocationPolicy, Origin
-from django_sitemapkit.sources.adapted import AdaptedSource
 from django_sitemapkit.sources.entries import RowFormat
-from django_sitemapkit.sources.plan import Plan
+from django_sitemapkit.sources.plan import AdaptedSource, Plan
 
 
 class ContribSource(AdaptedSource):

@@ -20,7 +20,6 @@ from django_sitemapkit import extensions
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Document, urlset
 from django_sitemapkit.locations import LocationPolicy, entry_context
-from django_sitemapkit.sources.adapted import AdaptedSource
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     SitemapSource,
@@ -69,6 +68,16 @@ class Plan:
     def context(self) -> AbstractContextManager[None]:
         """Where entries are made (``locations.entry_context()``)."""
         return entry_context()
+
+
+class AdaptedSource(BaseSource):
+    """A section whose rows and entries come from outside the declarative vocabulary,
+    and which compiles its own plan: a ``django.contrib.sitemaps`` class registered
+    with ``django_sitemapkit.compat.register()``. The engine's class, never a
+    project's: nothing a project declares is looked up on it."""
+
+    def compiled(self, policy: LocationPolicy) -> Plan:
+        raise NotImplementedError
 
 
 def compile_plan(source: BaseSource, policy: LocationPolicy | None = None) -> Plan:
