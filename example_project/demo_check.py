@@ -31,6 +31,7 @@ from email.message import Message
 from http import HTTPStatus
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -42,6 +43,9 @@ FIRST_ENTRIES = 3
 USER_AGENT = "django-sitemapkit-demo/1.0"
 #: A sitemap URL no section answers (the example has no section "nosuch").
 UNKNOWN_PAGE = "/sitemap-nosuch-1.xml"
+# Page 1 of the categories at django.contrib.sitemaps' URL, and at this app's.
+OLD_PAGE = "/sitemap-categories.xml?p=1"
+NEW_PAGE = "/sitemap-categories-1.xml"
 #: What only Django's technical 404 page (DEBUG = True) says: its title, and why
 #: it is shown.
 DEBUG_PAGE_MARKERS = (b"Page not found at", b"DEBUG = True")
@@ -299,6 +303,28 @@ def check_not_found(base_url: str) -> None:
     print(f"   not the debug page: {response.header('Content-Type')}, {shown_as!r}")
 
 
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def check_old_url(base_url: str) -> None:
+    """A page URL of django.contrib.sitemaps (before the move) answers a permanent
+    redirect to the page that now holds its URLs (django_sitemapkit.contrib_redirects)."""
+    opener = urllib.request.build_opener(NoRedirects)
+    request = urllib.request.Request(base_url + OLD_PAGE, headers={"User-Agent": USER_AGENT})
+    try:
+        with opener.open(request, timeout=60) as answer:
+            status, location = answer.status, answer.headers.get("Location")
+    except urllib.error.HTTPError as error:
+        status, location = error.code, error.headers.get("Location")
+    print(f"\n== GET {OLD_PAGE}  ({status} -> {location})")
+    if status != 301 or not (location or "").endswith(NEW_PAGE):
+        raise CheckFailed(
+            f"GET {OLD_PAGE} answered {status} to {location!r}, expected 301 to {NEW_PAGE}"
+        )
+
+
 def compare_with_files(responses: list[Response], directory: Path) -> None:
     """Each document the database views served is byte for byte the built file."""
     print(f"\n== Served from the database vs. the files build_sitemaps wrote to {directory}")
@@ -341,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         total = check_counts(pages, args.page_size)
         check_conditional(index, pages[0])
         check_not_found(base_url)
+        check_old_url(base_url)
         if args.files is not None:
             compare_with_files([index] + [page.answer for page in pages], args.files)
     except CheckFailed as exc:
@@ -352,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = (
         f"{len(pages) + 1} sitemap documents valid ({total:,} URLs in {len(pages)} pages), "
         f"counts match the database, conditional GET answers 304, an unknown page is a 404 "
-        f"without the debug page"
+        f"without the debug page, contrib's old page URL is a 301"
         f"{'; the same bytes as the built files' if args.files is not None else ''}; "
         f"HTTP checks took {time.perf_counter() - started:.1f} s"
     )

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import Max, Q
-from django_sitemapkit import Field, SitemapSource, StaticPage, StaticSource, register
+from django.db.models import Max
+from django_sitemapkit import Field, SitemapSource, StaticPage, StaticSource, compat, register
 
-from blog.models import Category, Post
+from blog import contrib_sitemaps
+from blog.models import Post
 
 
 @register
@@ -29,18 +30,9 @@ class PostSource(SitemapSource):
     priority = Field("priority")
 
 
-@register
-class CategorySource(SitemapSource):
-    """Every category, located by Category.get_absolute_url()."""
-
-    name = "categories"
-    # A category changes when one of its published posts does.
-    queryset = Category.objects.annotate(
-        last_post_at=Max("posts__updated_at", filter=Q(posts__published=True))
-    )
-    lastmod = "last_post_at"
-    changefreq = "daily"
-    priority = 0.8
+# The categories are still a django.contrib.sitemaps class (blog/contrib_sitemaps.py),
+# registered as they are: the section "categories" of this app.
+compat.register(contrib_sitemaps.sitemaps)
 
 
 @register

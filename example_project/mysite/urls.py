@@ -17,6 +17,10 @@ urlpatterns = [
     path("bench/", include("bench.urls")),
     # /sitemap.xml (the index) and /sitemap-<section>-<page>.xml
     path("", include("django_sitemapkit.urls")),
+    # /sitemap-<section>.xml?p=N, the page URLs of django.contrib.sitemaps this site
+    # used before: a 301 to the page that holds those URLs now. After the line above,
+    # so that /sitemap-posts-2.xml stays page 2 of "posts".
+    path("", include("django_sitemapkit.contrib_redirects")),
     # /sitemap.html and /sitemap-<section>-<page>.html: the same pages as tables,
     # for people (opt-in; the XML never links to them)
     path("", include("django_sitemapkit.html_urls")),
