@@ -12,6 +12,7 @@ import datetime as dt
 import gc
 import hashlib
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -64,6 +65,9 @@ URLSET_CLOSING = "</urlset>\n"
 URL_TAG = b"<url>"
 # What the index cases count instead: one per page the index lists.
 SITEMAP_TAG = b"<sitemap>"
+# A location as every case writes it: escaped, so never with a "<" inside.
+LOC = re.compile(rb"<loc>([^<]*)</loc>")
+LOC_OPENING = b"<loc>"
 
 
 # -- the rows ----------------------------------------------------------------------
@@ -357,13 +361,17 @@ def make_request(
 
 @dataclass
 class Outcome:
-    """One run of a case. ``urls`` and ``digest`` are only computed in checked runs."""
+    """One run of a case. ``urls``, ``digest`` and ``locs_digest`` are only computed in
+    checked runs."""
 
     seconds: float
     bytes: int
     ttfb: float | None = None
     urls: int | None = None
     digest: str | None = None
+    # The sorted <loc> values: equal for two documents that list the same
+    # locations, whatever their order, whitespace or other elements.
+    locs_digest: str | None = None
     files: int | None = None
     gzip_bytes: int | None = None
 
@@ -381,6 +389,9 @@ class Sink:
         self.hash = hashlib.sha256()
         # The end of the previous chunk, so a "<url>" split across two chunks counts.
         self.tail = b""
+        self.locs: list[bytes] = []
+        # From the last "<loc>" not closed yet, for a location split across chunks.
+        self.pending = b""
 
     def take(self, chunk: bytes) -> None:
         if not chunk:
@@ -393,6 +404,20 @@ class Sink:
             joined = self.tail + chunk
             self.urls += joined.count(self.tag)
             self.tail = joined[-(len(self.tag) - 1) :]
+            self.take_locs(chunk)
+
+    def take_locs(self, chunk: bytes) -> None:
+        text = self.pending + chunk
+        end = 0
+        for match in LOC.finditer(text):
+            self.locs.append(match.group(1))
+            end = match.end()
+        rest = text[end:]
+        opened = rest.rfind(LOC_OPENING)
+        self.pending = rest[opened:] if opened >= 0 else rest[-(len(LOC_OPENING) - 1) :]
+
+    def locs_digest(self) -> str:
+        return hashlib.sha256(b"\n".join(sorted(self.locs))).hexdigest()
 
     def outcome(self, seconds: float) -> Outcome:
         return Outcome(
@@ -401,6 +426,7 @@ class Sink:
             ttfb=self.first_byte,
             urls=self.urls if self.check else None,
             digest=self.hash.hexdigest() if self.check else None,
+            locs_digest=self.locs_digest() if self.check else None,
         )
 
 

@@ -364,6 +364,7 @@ class Benchmark:
         for name in config.cases:
             self.results[name] = self.measure(name)
             self.check_urls(name)
+            self.check_locations(name)
         self.load_at_end = os.getloadavg()
         self.revision_at_end = package_revision()
         self.wall = time.perf_counter() - self.started
@@ -410,6 +411,23 @@ class Benchmark:
         if urls != expected:
             what = "<sitemap> entries" if name in INDEX_CASES else "URLs"
             raise CommandError(f"{name} listed {urls:,} {what} where {expected:,} were expected.")
+
+    def check_locations(self, name: str) -> None:
+        """Fail loudly if a serving case listed other locations than the first one run:
+        the same count of other URLs (another host, say) would pass check_urls()."""
+        if name not in SERVING_CASES:
+            return
+        served = [case for case in self.results if case in SERVING_CASES]
+        first = served[0]
+        digests = {
+            case: self.results[case]["time"]["warmup"]["locs_digest"] for case in (first, name)
+        }
+        if digests[name] != digests[first]:
+            raise CommandError(
+                f"{name} listed other <loc> values than {first} (sorted, they hash to "
+                f"{digests[name][:12]}, not {digests[first][:12]}): check that both are "
+                "on the host of SITEMAPKIT_BASE_URL."
+            )
 
 
 # -- the report ------------------------------------------------------------------------
