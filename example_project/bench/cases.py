@@ -12,6 +12,7 @@ import datetime as dt
 import gc
 import hashlib
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -64,6 +65,9 @@ URLSET_CLOSING = "</urlset>\n"
 URL_TAG = b"<url>"
 # What the index cases count instead: one per page the index lists.
 SITEMAP_TAG = b"<sitemap>"
+# A location as every case writes it: escaped, so never with a "<" inside.
+LOC = re.compile(rb"<loc>([^<]*)</loc>")
+LOC_OPENING = b"<loc>"
 
 
 # -- the rows ----------------------------------------------------------------------
@@ -357,13 +361,17 @@ def make_request(
 
 @dataclass
 class Outcome:
-    """One run of a case. ``urls`` and ``digest`` are only computed in checked runs."""
+    """One run of a case. ``urls``, ``digest`` and ``locs_digest`` are only computed in
+    checked runs."""
 
     seconds: float
     bytes: int
     ttfb: float | None = None
     urls: int | None = None
     digest: str | None = None
+    # The sorted <loc> values: equal for two documents that list the same
+    # locations, whatever their order, whitespace or other elements.
+    locs_digest: str | None = None
     files: int | None = None
     gzip_bytes: int | None = None
 
@@ -381,6 +389,9 @@ class Sink:
         self.hash = hashlib.sha256()
         # The end of the previous chunk, so a "<url>" split across two chunks counts.
         self.tail = b""
+        self.locs: list[bytes] = []
+        # From the last "<loc>" not closed yet, for a location split across chunks.
+        self.pending = b""
 
     def take(self, chunk: bytes) -> None:
         if not chunk:
@@ -393,6 +404,20 @@ class Sink:
             joined = self.tail + chunk
             self.urls += joined.count(self.tag)
             self.tail = joined[-(len(self.tag) - 1) :]
+            self.take_locs(chunk)
+
+    def take_locs(self, chunk: bytes) -> None:
+        text = self.pending + chunk
+        end = 0
+        for match in LOC.finditer(text):
+            self.locs.append(match.group(1))
+            end = match.end()
+        rest = text[end:]
+        opened = rest.rfind(LOC_OPENING)
+        self.pending = rest[opened:] if opened >= 0 else rest[-(len(LOC_OPENING) - 1) :]
+
+    def locs_digest(self) -> str:
+        return hashlib.sha256(b"\n".join(sorted(self.locs))).hexdigest()
 
     def outcome(self, seconds: float) -> Outcome:
         return Outcome(
@@ -401,6 +426,7 @@ class Sink:
             ttfb=self.first_byte,
             urls=self.urls if self.check else None,
             digest=self.hash.hexdigest() if self.check else None,
+            locs_digest=self.locs_digest() if self.check else None,
         )
 
 
@@ -421,16 +447,21 @@ class Case(Protocol):
 
 
 class ContribServe:
-    """django.contrib.sitemaps' ``sitemap`` view, rendered to its full content."""
+    """django.contrib.sitemaps' ``sitemap`` view, rendered to its full content.
 
-    def __init__(self, page_size: int) -> None:
+    ``sitemap`` makes what its ``sitemaps`` dict holds (a ``Sitemap`` instance or
+    class) from the page size: ``contrib``'s GenericSitemap by default.
+    """
+
+    def __init__(self, page_size: int, sitemap: Callable[[int], Any] | None = None) -> None:
         self.page_size = page_size
+        self.sitemap = sitemap or contrib_sitemap
 
     def setup(self) -> None:
         from django.contrib.sitemaps import views
 
         self.view = views.sitemap
-        self.sitemaps = {"bench": contrib_sitemap(self.page_size)}
+        self.sitemaps = {"bench": self.sitemap(self.page_size)}
         self.request = make_request("/sitemap-bench.xml", {"p": "1"})
         warm_process()
 
@@ -783,8 +814,23 @@ class Plan:
         return min(20, self.last_build_page)
 
 
+def compat_case(name: str) -> Callable[[Plan], Case]:
+    """A case of bench/compat_cases.py, imported only when one is made: that module
+    imports this one, and loads django.contrib.sitemaps, which no other case needs."""
+
+    def make(plan: Plan) -> Case:
+        from bench import compat_cases
+
+        return compat_cases.MAKERS[name](plan.serve_size)
+
+    return make
+
+
 CASE_FACTORIES: dict[str, Callable[[Plan], Case]] = {
     "contrib": lambda plan: ContribServe(plan.serve_size),
+    "contrib-class": compat_case("contrib-class"),
+    "dropin-generic": compat_case("dropin-generic"),
+    "dropin-class": compat_case("dropin-class"),
     "ours": lambda plan: OursServe(1, plan.serve_size),
     "ours-regex": lambda plan: OursServe(1, plan.serve_size, RegexBenchSource),
     "orm-floor": lambda plan: OrmFloor(plan.serve_size),
@@ -800,14 +846,33 @@ CASE_FACTORIES: dict[str, Callable[[Plan], Case]] = {
     "index-304": lambda plan: OursIndex(conditional=True),
 }
 CASES = tuple(CASE_FACTORIES)
-SERVING_CASES = ("contrib", "ours", "ours-regex", "orm-floor", "cursor-floor")
+# The cases that serve page 1 of --rows: the same URLs, the same locations.
+SERVING_CASES = (
+    "contrib",
+    "contrib-class",
+    "dropin-generic",
+    "dropin-class",
+    "ours",
+    "ours-regex",
+    "orm-floor",
+    "cursor-floor",
+)
+# The cases of bench/compat_cases.py. Each costs a run nearly as much as contrib (the
+# drop-in still calls the project's location() for every row), so together they
+# would add over a minute to a default run: they run when named, or with the
+# group below.
+COMPAT_ONLY = ("contrib-class", "dropin-generic", "dropin-class")
+# contrib's view and the drop-in over the same Sitemap classes, and the declared
+# source next to them: what the drop-in buys, and what declaring buys on top.
+COMPAT_CASES = ("contrib", *COMPAT_ONLY, "ours")
 # Cases that read the --index-rows table (bench_indexpage), and only it.
 INDEX_CASES = ("contrib-index", "index-full", "index-304")
 # Cases that read the whole --build-rows table (or a page far into it).
 TABLE_CASES = tuple(name for name in CASES if name not in (*SERVING_CASES, *INDEX_CASES))
 BUILD_CASES = ("build-gzip", "build-nogzip", "build-jobs2", "build-floor")
-# A run without --cases: the index cases read ten million rows and are asked for.
-DEFAULT_CASES = tuple(name for name in CASES if name not in INDEX_CASES)
+# A run without --cases: the index cases read ten million rows and are asked for,
+# as are the drop-in's (see COMPAT_ONLY).
+DEFAULT_CASES = tuple(name for name in CASES if name not in (*INDEX_CASES, *COMPAT_ONLY))
 
 
 # -- measurements, one per child process ------------------------------------------

@@ -1,6 +1,7 @@
 """``manage.py benchmark_sitemaps``: django.contrib.sitemaps, this package and two
 floors, timed and weighed on the same rows, one child process per measurement;
-and, when asked for, both sitemap indexes over a table of millions of rows.
+and, when asked for, this package's drop-in for contrib's views over the same
+``Sitemap`` classes, and both sitemap indexes over a table of millions of rows.
 
 The parent process only starts children and prints; each child runs one case
 with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
@@ -33,6 +34,7 @@ from bench import cases
 from bench.cases import (
     BUILD_CASES,
     CASES,
+    COMPAT_CASES,
     DEFAULT_CASES,
     INDEX_CASES,
     PAGE_MAX,
@@ -47,8 +49,21 @@ MANAGE_PY = EXAMPLE_DIR / "manage.py"
 SQLITE_FILE = EXAMPLE_DIR / "benchmark.sqlite3"
 MEASURES = ("time", "rss", "tracemalloc")
 MIB = 1024 * 1024
+# The cases of django_sitemapkit.compat's view.
+DROPIN_CASES = ("dropin-generic", "dropin-class")
+# What a ratio's label names, and the column of Report.row() it divides.
+RATIO_MEASURES = {
+    "time": "median_s",
+    "extra RSS": "extra_rss_mib",
+    "tracemalloc peak": "tracemalloc_mib",
+}
 # Names that --cases expands to several cases.
-CASE_GROUPS = {"default": DEFAULT_CASES, "index": INDEX_CASES, "all": CASES}
+CASE_GROUPS = {
+    "default": DEFAULT_CASES,
+    "compat": COMPAT_CASES,
+    "index": INDEX_CASES,
+    "all": CASES,
+}
 
 
 def positive_int(value: str) -> int:
@@ -109,8 +124,9 @@ class Config:
 
 class Command(BaseCommand):
     help = (
-        "Time and weigh django.contrib.sitemaps, django_sitemapkit's views and "
-        "build_sitemaps, and two hand-written floors, on the same rows."
+        "Time and weigh django.contrib.sitemaps, django_sitemapkit's views (its "
+        "drop-in for contrib's too) and build_sitemaps, and two hand-written floors, "
+        "on the same rows."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -149,7 +165,9 @@ class Command(BaseCommand):
             default=list(DEFAULT_CASES),
             metavar="A,B,...",
             help=f"cases to run: {', '.join(CASES)}; or the groups 'default' (all but "
-            "the index cases, the default), 'index' (the three index cases) and 'all'",
+            "the index and drop-in cases, the default), 'compat' (contrib's sitemap view "
+            "and django_sitemapkit.compat's over the same Sitemap classes, and ours), "
+            "'index' (the three index cases) and 'all'",
         )
         parser.add_argument(
             "--database",
@@ -364,6 +382,7 @@ class Benchmark:
         for name in config.cases:
             self.results[name] = self.measure(name)
             self.check_urls(name)
+            self.check_locations(name)
         self.load_at_end = os.getloadavg()
         self.revision_at_end = package_revision()
         self.wall = time.perf_counter() - self.started
@@ -410,6 +429,23 @@ class Benchmark:
         if urls != expected:
             what = "<sitemap> entries" if name in INDEX_CASES else "URLs"
             raise CommandError(f"{name} listed {urls:,} {what} where {expected:,} were expected.")
+
+    def check_locations(self, name: str) -> None:
+        """Fail loudly if a serving case listed other locations than the first one run:
+        the same count of other URLs (another host, say) would pass check_urls()."""
+        if name not in SERVING_CASES:
+            return
+        served = [case for case in self.results if case in SERVING_CASES]
+        first = served[0]
+        digests = {
+            case: self.results[case]["time"]["warmup"]["locs_digest"] for case in (first, name)
+        }
+        if digests[name] != digests[first]:
+            raise CommandError(
+                f"{name} listed other <loc> values than {first} (sorted, they hash to "
+                f"{digests[name][:12]}, not {digests[first][:12]}): check that both are "
+                "on the host of SITEMAPKIT_BASE_URL."
+            )
 
 
 # -- the report ------------------------------------------------------------------------
@@ -465,62 +501,55 @@ class Report:
         def of(name: str, key: str) -> float | None:
             return rows[name][key] if name in rows else None
 
-        pairs: dict[str, tuple[float | None, float | None]] = {
-            "contrib / ours, time": (of("contrib", "median_s"), of("ours", "median_s")),
-            "contrib / ours, extra RSS": (
-                of("contrib", "extra_rss_mib"),
-                of("ours", "extra_rss_mib"),
-            ),
-            "contrib / ours, tracemalloc peak": (
-                of("contrib", "tracemalloc_mib"),
-                of("ours", "tracemalloc_mib"),
-            ),
-            "ours / orm-floor, time": (of("ours", "median_s"), of("orm-floor", "median_s")),
-            "ours / cursor-floor, time": (
-                of("ours", "median_s"),
-                of("cursor-floor", "median_s"),
-            ),
-            "ours-regex / ours, time": (of("ours-regex", "median_s"), of("ours", "median_s")),
-            "ours, TTFB / total": (of("ours", "ttfb_s"), of("ours", "median_s")),
-            f"{self.label('ours-page-20')} / ours-page-1, time": (
-                of("ours-page-20", "median_s"),
-                of("ours-page-1", "median_s"),
-            ),
-            "build-gzip / build-floor, time": (
-                of("build-gzip", "median_s"),
-                of("build-floor", "median_s"),
-            ),
-            "build-nogzip / build-floor, time": (
-                of("build-nogzip", "median_s"),
-                of("build-floor", "median_s"),
-            ),
-            "build-jobs2 / build-gzip, time": (
-                of("build-jobs2", "median_s"),
-                of("build-gzip", "median_s"),
-            ),
-            "index-full / contrib-index, time": (
-                of("index-full", "median_s"),
-                of("contrib-index", "median_s"),
-            ),
-            "index-full / contrib-index, extra RSS": (
-                of("index-full", "extra_rss_mib"),
-                of("contrib-index", "extra_rss_mib"),
-            ),
-            "index-304 / index-full, time": (
-                of("index-304", "median_s"),
-                of("index-full", "median_s"),
-            ),
-        }
+        def versus(
+            numerator: str, denominator: str, what: str = "time"
+        ) -> tuple[str, tuple[float | None, float | None]]:
+            key = RATIO_MEASURES[what]
+            label = f"{self.label(numerator)} / {self.label(denominator)}, {what}"
+            return label, (of(numerator, key), of(denominator, key))
+
+        pairs: dict[str, tuple[float | None, float | None]] = dict(
+            [
+                versus("contrib", "ours"),
+                versus("contrib", "ours", "extra RSS"),
+                versus("contrib", "ours", "tracemalloc peak"),
+                # The drop-in against contrib's view, over the same sitemaps dict.
+                versus("contrib", "dropin-generic"),
+                versus("contrib", "dropin-generic", "extra RSS"),
+                versus("contrib", "dropin-generic", "tracemalloc peak"),
+                versus("contrib-class", "dropin-class"),
+                versus("contrib-class", "dropin-class", "extra RSS"),
+                versus("contrib-class", "dropin-class", "tracemalloc peak"),
+                # What declaring a source gains over keeping the Sitemap classes.
+                versus("contrib-class", "ours"),
+                versus("dropin-generic", "ours"),
+                versus("dropin-generic", "ours", "tracemalloc peak"),
+                versus("dropin-class", "ours"),
+                versus("dropin-class", "ours", "tracemalloc peak"),
+                versus("ours", "orm-floor"),
+                versus("ours", "cursor-floor"),
+                versus("ours-regex", "ours"),
+                ("ours, TTFB / total", (of("ours", "ttfb_s"), of("ours", "median_s"))),
+                versus("ours-page-20", "ours-page-1"),
+                versus("build-gzip", "build-floor"),
+                versus("build-nogzip", "build-floor"),
+                versus("build-jobs2", "build-gzip"),
+                versus("index-full", "contrib-index"),
+                versus("index-full", "contrib-index", "extra RSS"),
+                versus("index-304", "index-full"),
+            ]
+        )
         return {label: ratio(*pair) for label, pair in pairs.items()}
 
-    def same_bytes(self) -> dict[str, bool]:
-        """Whether each floor, and ours-regex, wrote exactly the bytes of the package's view."""
+    def same_bytes(
+        self, names: tuple[str, ...] = ("ours-regex", "orm-floor", "cursor-floor")
+    ) -> dict[str, bool]:
+        """Whether each of ``names`` (by default each floor, and ours-regex) wrote exactly
+        the bytes of the package's view."""
         digests = {name: self.results[name]["time"]["warmup"]["digest"] for name in self.results}
         ours = digests.get("ours")
         return {
-            name: digests[name] == ours
-            for name in ("ours-regex", "orm-floor", "cursor-floor")
-            if name in digests and ours is not None
+            name: digests[name] == ours for name in names if name in digests and ours is not None
         }
 
     def machine(self) -> dict[str, Any]:
@@ -557,6 +586,9 @@ class Report:
             "table": [self.row(name) for name in self.results],
             "ratios": self.ratios(),
             "floor_bytes_identical_to_ours": self.same_bytes(),
+            # Not required of them (their values are contrib's), but expected here: the
+            # drop-in writes with the package's encoder.
+            "dropin_bytes_identical_to_ours": self.same_bytes(DROPIN_CASES),
             "raw": self.results,
             "wall_seconds": self.benchmark.wall,
         }
@@ -591,7 +623,7 @@ class Report:
         seed = prepared["seed"]
         index_seed = prepared["index_seed"]
         lines = []
-        for name, same in self.same_bytes().items():
+        for name, same in (self.same_bytes() | self.same_bytes(DROPIN_CASES)).items():
             if not same:
                 lines.append(f"Note: {name} did not write the same bytes as ours.")
         if "build-jobs2" in self.results:
