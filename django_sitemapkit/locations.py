@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 import string
 import unicodedata
 from collections.abc import Iterator
@@ -201,6 +202,10 @@ def sitemap_directory() -> str:
     return posixpath.dirname(path).rstrip("/") + "/"
 
 
+#: A path of RFC 3986 unreserved characters and slashes, not starting "//".
+PLAIN_PATH = re.compile(r"/(?!/)[A-Za-z0-9._~/-]*").fullmatch
+
+
 class LocationPolicy:
     """Turns what ``reverse()`` or ``location()`` returned into a ``<loc>``, or refuses it."""
 
@@ -216,16 +221,13 @@ class LocationPolicy:
         return cls(Origin.from_settings(), sitemap_directory())
 
     def absolute(self, location: str) -> str:
-        try:
-            # RFC 3987 section 3.1: an IRI becomes a URI by percent-encoding
-            # its UTF-8 bytes; controls and spaces are escaped the same way.
-            uri = iri_to_uri(location)
-        except UnicodeError as exc:
-            raise InvalidEntry(f"location {location!r} is not valid Unicode") from exc
-        if uri.startswith("/") and not uri.startswith("//"):
-            url = self.origin.url + without_dot_segments(strict_reference(uri))
+        if PLAIN_PATH(location) is not None and "/." not in location:
+            # The common case, made cheap: a path of unreserved characters is
+            # already a URI with no dot segment, which the steps below return
+            # unchanged.
+            url = self.origin_url + location
         else:
-            url = self._same_origin_url(uri)
+            url = self._uri(location)
         if not url.startswith(self.prefix):
             raise InvalidEntry(
                 f"location {url!r} is outside {self.prefix!r}, the directory the sitemap "
@@ -237,6 +239,17 @@ class LocationPolicy:
                 f"fewer than {MAX_LOCATION_LENGTH:,}): {url[:80]!r}..."
             )
         return url
+
+    def _uri(self, location: str) -> str:
+        try:
+            # RFC 3987 section 3.1: an IRI becomes a URI by percent-encoding
+            # its UTF-8 bytes; controls and spaces are escaped the same way.
+            uri = iri_to_uri(location)
+        except UnicodeError as exc:
+            raise InvalidEntry(f"location {location!r} is not valid Unicode") from exc
+        if uri.startswith("/") and not uri.startswith("//"):
+            return self.origin.url + without_dot_segments(strict_reference(uri))
+        return self._same_origin_url(uri)
 
     def absolute_path(self, path: str) -> str:
         """``absolute()`` for a path ``reverse()`` returned, with its common case made cheap.

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -47,6 +48,36 @@ def priority_text(value: Any) -> str | None:
         except InvalidOperation as exc:
             raise InvalidEntry(f"priority {value!r} is not a number") from exc
     return format_priority(value)
+
+
+Reader = Callable[[Any], "str | None"]
+
+
+def value_reader(site: Any, name: str, written: Callable[[Any], str | None]) -> Reader:
+    """A function from an item to the text of its value ``name``, read by contrib's rule
+    (``contrib_value()``): a constant is checked and formatted once, not per item."""
+    try:
+        value = getattr(site, name)
+    except AttributeError:
+        value = None
+    if callable(value):
+        method = value
+
+        def read(item: Any) -> str | None:
+            found = method(item)
+            return None if found is None else written(found)
+
+        return read
+    try:
+        text = None if value is None else written(value)
+    except InvalidEntry as exc:
+        reason = str(exc)
+
+        def refuse(item: Any) -> str | None:
+            raise InvalidEntry(reason)
+
+        return refuse
+    return lambda item: text
 
 
 def item_key(item: Any) -> str:
@@ -103,18 +134,22 @@ class ContribWriter:
             return self.translated_entry
         return self.item_entry
 
-    def checked(self, location: Any, item: Any, extras: Extras | None = None) -> Entry:
+    @cached_property
+    def readers(self) -> tuple[Reader, Reader, Reader]:
+        """How ``lastmod``, ``changefreq`` and ``priority`` are read and formatted."""
         site = self.contrib.site
+        return (
+            value_reader(site, "lastmod", format_lastmod),
+            value_reader(site, "changefreq", format_changefreq),
+            value_reader(site, "priority", priority_text),
+        )
+
+    def checked(self, location: Any, item: Any, extras: Extras | None = None) -> Entry:
         if not isinstance(location, str):
             raise InvalidEntry(f"location {location!r} is not a string")
-        lastmod = contrib_value(site, "lastmod", item)
-        changefreq = contrib_value(site, "changefreq", item)
+        lastmod, changefreq, priority = self.readers
         return Entry(
-            self.policy.absolute(location),
-            None if lastmod is None else format_lastmod(lastmod),
-            None if changefreq is None else format_changefreq(changefreq),
-            priority_text(contrib_value(site, "priority", item)),
-            extras,
+            self.policy.absolute(location), lastmod(item), changefreq(item), priority(item), extras
         )
 
     def location(self, item: Any, language: str | None = None) -> Any:

@@ -265,14 +265,13 @@ def prepare(seed_rows: int, index_rows: int, reseed: bool) -> dict[str, Any]:
             seeds[key] = {"rows": report.rows, "action": report.action, "seconds": report.seconds}
         else:
             seeds[key] = None
-    from django_sitemapkit import StaticSource, registry
+    from django_sitemapkit import registry
+    from django_sitemapkit.sources.plan import compile_plan
 
-    # The example's other sections (its static pages): build_sitemaps writes them
-    # too, and the index lists their pages. No bench section is registered here.
-    counts = [
-        len(source.urls) if isinstance(source, StaticSource) else source.get_queryset().count()
-        for source in registry.sections()
-    ]
+    # The example's other sections (its static pages, the registered contrib
+    # class): build_sitemaps writes them too, and the index lists their pages.
+    # No bench section is registered here.
+    counts = [compile_plan(source).pager.count() for source in registry.sections()]
     return {
         "database": describe_db(),
         "database_version": cases.database_version(),
