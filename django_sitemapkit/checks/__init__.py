@@ -14,11 +14,13 @@ never reused; the README's table lists every one.
 - ``declarations``: the kind of each documented declaration and hook (E031);
 - ``extensions``: languages, alternates, images, videos, news (E026-E029);
 - ``urls``: the URLconf and middleware (E033, W002-W004), with ``scope``
-  telling which sources fall under the sitemap's directory.
+  telling which sources fall under the sitemap's directory;
+- ``compat``: the drop-in views' URL patterns (W011).
 """
 
 from __future__ import annotations
 
+from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.discovery import check_discovery
 from django_sitemapkit.checks.settings import check_settings
 from django_sitemapkit.checks.sites import check_sites_framework
@@ -26,6 +28,7 @@ from django_sitemapkit.checks.sources import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
 __all__ = [
+    "check_compat_templates",
     "check_discovery",
     "check_middleware",
     "check_settings",
