@@ -19,4 +19,5 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_discovery)
         checks.register(sitemap_checks.check_urls, checks.Tags.urls)
         checks.register(sitemap_checks.check_middleware, checks.Tags.urls)
+        checks.register(sitemap_checks.check_compat_templates, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)

@@ -29,6 +29,7 @@ from django_sitemapkit.registry import registry
 
 # Importing the URLconf registers the converters the pattern below uses.
 from django_sitemapkit.urls import PageConverter
+from django_sitemapkit.views.http import answered
 
 # Contrib 404s a p that is not a whole number. The page converter's pattern
 # is stricter (no leading zero, at most nine digits): a number it refuses
@@ -46,10 +47,17 @@ def contrib_page(request: HttpRequest, section: str) -> HttpResponseBase:
     number = request.GET.get("p", "1")
     if not PAGE.fullmatch(number):
         raise Http404(f"No page {number!r} of sitemap section {section!r}.")
-    # The absolute URL on the configured origin, never on the request's Host
-    # (as every location this app writes).
-    target = Origin.from_settings().url + page_path(source.name, int(number))
-    return HttpResponsePermanentRedirect(target)
+
+    def respond() -> HttpResponseBase:
+        # The absolute URL on the configured origin, never on the request's Host
+        # (as every location this app writes).
+        target = Origin.from_settings().url + page_path(source.name, int(number))
+        return HttpResponsePermanentRedirect(target)
+
+    # As for the page it leads to: a Site that cannot give the origin is a 503.
+    return answered(
+        request, f"The redirect to page {number} of sitemap source {section!r}", respond
+    )
 
 
 urlpatterns = [

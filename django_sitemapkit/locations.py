@@ -1,11 +1,10 @@
-"""Absolute locations: the base URL, the sitemap's own URLs, and the single-host rule."""
+"""Absolute locations: the origin they are on, the sitemap's own URLs, and the
+single-host rule."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-import string
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,8 +16,15 @@ from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_p
 from django.utils import translation
 from django.utils.encoding import iri_to_uri
 
+from django_sitemapkit.base_urls import (
+    DEFAULT_PORTS,
+    EXAMPLE,
+    base_url_in_use,
+    base_url_problem,
+)
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.sites import current_site, site_base_url, uses_site
 from django_sitemapkit.uris import (
     strict_reference,
     without_dot_segments,
@@ -27,96 +33,12 @@ from django_sitemapkit.uris import (
 # sitemaps.org protocol, "XML tag definitions": <loc> "must be less than
 # 2,048 characters".
 MAX_LOCATION_LENGTH = 2_048
-DEFAULT_PORTS = {"http": 80, "https": 443}
 URL_NAMESPACE = "sitemapkit"
-# RFC 3986 section 3.2: what a host (a registered name, or an IP literal in
-# brackets) and a port are written with. urlsplit() accepts far more, and
-# quietly drops tabs, newlines and leading spaces, so the text is read first.
-AUTHORITY_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=%[]:")
-
-
-def base_url_in_use(value: object) -> object:
-    """``SITEMAPKIT_BASE_URL`` as the run time uses it: without the whitespace around it.
-
-    A value read from an env file or a Kubernetes secret often ends in a
-    newline; dropping it keeps such a deployment serving (``sitemapkit.W008``
-    tells about it). Whitespace inside the value is no typo to guess at and
-    stays refused (``sitemapkit.E032``).
-    """
-    return value.strip() if isinstance(value, str) else value
-
-
-def base_url_problem(value: object) -> str | None:
-    """Why ``value`` cannot serve as ``SITEMAPKIT_BASE_URL``, or ``None`` if it can.
-
-    The same answer refuses the value at ``manage.py check`` and at run time
-    (``Origin.from_settings()``), both judging ``base_url_in_use(value)``:
-    nothing is stripped or normalised in one place and refused in the other.
-    """
-    value = base_url_in_use(value)
-    if not isinstance(value, str) or not value:
-        return "is not set"
-    unfit = unfit_characters(value)
-    if unfit is not None:
-        return unfit
-    try:
-        parts = urlsplit(value)
-    except ValueError:  # an unclosed "[" of an IPv6 host
-        return "is not an absolute http or https URL"
-    try:
-        port = parts.port  # raises ValueError on a malformed port
-    except ValueError:
-        return "has an invalid port"
-    if port == 0:  # urlsplit() accepts it; no server listens on port 0
-        return "has an invalid port"
-    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
-        return "is not an absolute http or https URL"
-    if parts.username is not None or parts.password is not None:
-        return "carries credentials"
-    if parts.query or parts.fragment or value.endswith(("?", "#")):
-        return "carries a query string or fragment"
-    if parts.path not in ("", "/"):
-        return "carries a path"
-    return None
-
-
-def unfit_characters(value: str) -> str | None:
-    """Why ``value`` holds characters no base URL can: whitespace or control
-    characters anywhere, or what a host and port cannot be written with."""
-    if any(character.isspace() or unicodedata.category(character)[0] == "Z" for character in value):
-        return "contains whitespace"
-    if any(unicodedata.category(character)[0] == "C" for character in value):
-        return "contains control characters"
-    bad = [character for character in authority(value) if character not in AUTHORITY_CHARACTERS]
-    if bad:
-        listed = ", ".join(repr(character) for character in dict.fromkeys(bad))
-        return f"has characters that cannot stand in a URL's host or port ({listed})"
-    return None
-
-
-def authority(value: str) -> str:
-    """The host and port of ``value`` as written, credentials left out."""
-    _scheme, separator, rest = value.partition("://")
-    if not separator:
-        return ""
-    end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
-    return rest[:end].rpartition("@")[2]
-
-
-def trimmed(value: str) -> str:
-    """``value`` without the whitespace and control characters at its ends."""
-
-    def fit(character: str) -> bool:
-        return not (character.isspace() or unicodedata.category(character)[0] in "CZ")
-
-    start = next((i for i, c in enumerate(value) if fit(c)), len(value))
-    end = next((i for i in range(len(value), start, -1) if fit(value[i - 1])), start)
-    return value[start:end]
 
 
 @dataclass(frozen=True)
 class Origin:
-    """Scheme, host and port of ``SITEMAPKIT_BASE_URL``: the one host of every sitemap."""
+    """Scheme, host and port of the base URL: the one host of every sitemap."""
 
     scheme: str
     host: str
@@ -124,13 +46,18 @@ class Origin:
 
     @classmethod
     def from_settings(cls) -> Origin:
+        """The base URL's origin: ``SITEMAPKIT_BASE_URL``, else ``https://`` and the
+        current Site's domain (``sites.py``), read on every call and never from a
+        request. The one place the base URL is resolved."""
+        if uses_site():
+            return cls.from_parts(urlsplit(site_base_url(current_site())))
         value = conf.BASE_URL
         problem = base_url_problem(value)
         if problem is not None:
-            raise ImproperlyConfigured(
-                f"SITEMAPKIT_BASE_URL {problem} ({value!r}); set it to the scheme and "
-                "host the site is served on, such as 'https://www.example.com'."
-            )
+            fix = f"set it to the scheme and host the site is served on, such as {EXAMPLE}"
+            if problem == "is not set":
+                fix += ", or add django.contrib.sites to INSTALLED_APPS and set SITE_ID"
+            raise ImproperlyConfigured(f"SITEMAPKIT_BASE_URL {problem} ({value!r}); {fix}.")
         used = base_url_in_use(value)
         assert isinstance(used, str)
         return cls.from_parts(urlsplit(used))

@@ -3,6 +3,8 @@ projects that have none."""
 
 from __future__ import annotations
 
+import logging
+
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
@@ -11,6 +13,9 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.locations import Origin, index_path
 from django_sitemapkit.names import INDEX_FILENAME
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites import UnusableSite
+
+logger = logging.getLogger("django_sitemapkit")
 
 # RFC 9309 section 2.3: robots.txt is UTF-8 plain text.
 CONTENT_TYPE = "text/plain; charset=utf-8"
@@ -18,17 +23,25 @@ CONTENT_TYPE = "text/plain; charset=utf-8"
 
 def sitemap_lines() -> list[str]:
     """``Sitemap:`` lines for a robots.txt (sitemaps.org protocol, "Informing search
-    engine crawlers"): the absolute URL of the index, built on SITEMAPKIT_BASE_URL
-    and never on the request, like every location in the sitemap.
+    engine crawlers"): the absolute URL of the index, built on the base URL and
+    never on the request, like every location in the sitemap.
 
-    None while the index would answer 404 for want of a registered source: a
-    crawler told of a dead index keeps asking for it, and may report the site
-    for it. In the file modes a built index is served whatever is registered,
-    so it is still named if it is there (looked for only in that case).
+    None while the index would answer 404 for want of a registered source, or
+    while the current Site cannot give the base URL: a crawler told of a dead
+    index keeps asking for it, and may report the site for it. In the file
+    modes a built index is served whatever is registered, so it is still named
+    if it is there (looked for only in that case).
     """
     if not registry.all() and not built_index_exists():
         return []
-    return [f"Sitemap: {Origin.from_settings().url}{index_path()}"]
+    try:
+        origin = Origin.from_settings()
+    except UnusableSite as exc:
+        # The rules are still served: a robots.txt that fails (5xx) makes
+        # crawlers stop crawling the whole site until it answers again.
+        logger.error("robots.txt names no sitemap: %s", exc)
+        return []
+    return [f"Sitemap: {origin.url}{index_path()}"]
 
 
 def built_index_exists() -> bool:

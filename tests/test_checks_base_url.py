@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -11,24 +12,77 @@ from django.core.checks import Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
-from django.test import Client, override_settings
+from django.test import Client, modify_settings, override_settings
 
 from django_sitemapkit.checks import check_settings, check_sites_framework
 from django_sitemapkit.conf import conf
 from django_sitemapkit.locations import Origin
 
+WITHOUT_SITES = modify_settings(INSTALLED_APPS={"remove": ["django.contrib.sites"]})
 
+
+@WITHOUT_SITES
 @pytest.mark.parametrize("value", [None, "", "\n"])
 def test_e001_base_url_missing(value: str | None) -> None:
     with override_settings(SITEMAPKIT_BASE_URL=value):
         assert check_settings() == [
             Error(
-                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
+                f"SITEMAPKIT_BASE_URL is not set ({value!r}), and django.contrib.sites is not "
+                "installed to give the site's domain instead.",
                 hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
-                "such as 'https://www.example.com'.",
+                "such as 'https://www.example.com'; or add 'django.contrib.sites' to "
+                "INSTALLED_APPS and set SITE_ID, to build the sitemap on https:// and the "
+                "current Site's domain.",
                 id="sitemapkit.E001",
             )
         ]
+
+
+@WITHOUT_SITES
+@override_settings(SITEMAPKIT_BASE_URL=None)
+def test_e001_is_registered() -> None:
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E001\) SITEMAPKIT_BASE_URL is not"):
+        call_command("check")
+
+
+@pytest.mark.parametrize("value", [None, "", "\n"])
+def test_e001_not_with_the_current_site(value: str | None) -> None:
+    # django.contrib.sites and SITE_ID = 1 in the test settings: the Site gives the host.
+    with override_settings(SITEMAPKIT_BASE_URL=value, ALLOWED_HOSTS=[], DEBUG=False):
+        assert check_settings() == []
+
+
+# -- E034: django.contrib.sites without SITE_ID -------------------------------------------
+
+
+def e034(site_id: object) -> Error:
+    return Error(
+        f"SITEMAPKIT_BASE_URL is not set (None), and neither is SITE_ID ({site_id!r}): "
+        "without SITE_ID, django.contrib.sites finds the current Site from a request's host, "
+        "which the sitemap is never built on.",
+        hint="Set SITE_ID to the pk of the Site the site is served on (SITE_ID = 1 for the "
+        "Site 'migrate' creates), or set SITEMAPKIT_BASE_URL to the scheme and host the site "
+        "is served on, such as 'https://www.example.com'.",
+        id="sitemapkit.E034",
+    )
+
+
+@pytest.mark.parametrize("site_id", [None, 0, ""])
+def test_e034_sites_without_site_id(site_id: object) -> None:
+    with override_settings(SITEMAPKIT_BASE_URL=None, SITE_ID=site_id):
+        assert check_settings() == [e034(site_id)]
+
+
+def test_e034_site_id_not_in_the_settings(settings: Any) -> None:
+    settings.SITEMAPKIT_BASE_URL = None
+    del settings.SITE_ID
+    assert check_settings() == [e034(None)]
+
+
+@override_settings(SITEMAPKIT_BASE_URL="", SITE_ID=None)
+def test_e034_is_registered() -> None:
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E034\) SITEMAPKIT_BASE_URL is not"):
+        call_command("check")
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,14 @@ def test_e005_fixed_url_on_another_host(sources: Sources) -> None:
     ]
 
 
+@override_settings(SITEMAPKIT_BASE_URL=None)
+def test_e005_is_not_checked_on_the_current_sites_domain(sources: Sources) -> None:
+    # The host is the Site's, in the database: not read here (no django_db mark,
+    # so a query would fail the test), and no URL is called foreign on a guess.
+    sources(OtherHost)
+    assert check_sources() == []
+
+
 class Duplicate(ArticleSource):
     name = "Articles"
 

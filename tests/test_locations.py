@@ -4,11 +4,11 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
+from django_sitemapkit.base_urls import base_url_problem
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations import (
     LocationPolicy,
     Origin,
-    base_url_problem,
     index_path,
     page_path,
     sitemap_directory,

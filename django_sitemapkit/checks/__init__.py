@@ -3,26 +3,32 @@
 One module per subject; ``apps.py`` registers the entry points below. Ids are
 never reused; the README's table lists every one.
 
-- ``settings``: the ``SITEMAPKIT_*`` settings of every site (E012, E016, E030)
-  and the base URL against ``django.contrib.sites`` (W001);
-- ``base_url``: ``SITEMAPKIT_BASE_URL`` (E001-E004, E032, W005, W007, W008);
+- ``settings``: the ``SITEMAPKIT_*`` settings of every site (E012, E016, E030);
+- ``base_url``: ``SITEMAPKIT_BASE_URL``, or ``SITE_ID`` where it is unset
+  (E001-E004, E032, E034, W005, W007, W008);
+- ``sites``: the base URL against ``django.contrib.sites``, in the database
+  (W001, W009, W010);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
 - ``sources``: each source's declarations (E005-E011, E013-E015, E017);
 - ``declarations``: the kind of each documented declaration and hook (E031);
 - ``extensions``: languages, alternates, images, videos, news (E026-E029);
 - ``urls``: the URLconf and middleware (E033, W002-W004), with ``scope``
-  telling which sources fall under the sitemap's directory.
+  telling which sources fall under the sitemap's directory;
+- ``compat``: the drop-in views' URL patterns (W011).
 """
 
 from __future__ import annotations
 
+from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.discovery import check_discovery
-from django_sitemapkit.checks.settings import check_settings, check_sites_framework
+from django_sitemapkit.checks.settings import check_settings
+from django_sitemapkit.checks.sites import check_sites_framework
 from django_sitemapkit.checks.sources import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
 __all__ = [
+    "check_compat_templates",
     "check_discovery",
     "check_middleware",
     "check_settings",

@@ -1,8 +1,13 @@
-"""System checks of ``SITEMAPKIT_BASE_URL``: set, well formed, made of characters
+"""System checks of ``SITEMAPKIT_BASE_URL``: set, or left to the current Site of
+``django.contrib.sites`` that ``SITE_ID`` names; well formed, made of characters
 a URL's host can hold, accepted by ``ALLOWED_HOSTS``, and on the scheme the
 security settings serve the site on. One finding per bad value: a value E001,
-E002, E003 or E032 refuses is not judged by the checks after it, and W008
+E002, E003, E032 or E034 refuses is not judged by the checks after it, and W008
 (whitespace around a valid value) comes only when nothing else is wrong.
+
+Where the Site gives the base URL, its host is known only to the database:
+the checks here that need it (E004, W005, W007) say nothing, and the database
+checks (``sites.py``) judge the domain.
 """
 
 from __future__ import annotations
@@ -10,35 +15,31 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.apps import apps
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.http.request import validate_host
 
-from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import (
-    Origin,
+from django_sitemapkit.base_urls import (
+    EXAMPLE,
     base_url_in_use,
     base_url_problem,
+    base_url_unset,
     trimmed,
     unfit_characters,
 )
+from django_sitemapkit.conf import conf
+from django_sitemapkit.locations import Origin
+from django_sitemapkit.sites import SITES_APP, site_id, uses_site
 
-EXAMPLE = "'https://www.example.com'"
 NOT_AN_ORIGIN = ("is not an absolute http or https URL", "has an invalid port")
 
 
 def check_base_url() -> list[CheckMessage]:
     value = conf.raw("BASE_URL")
     used = base_url_in_use(value)
-    if used is None or used == "":
-        return [
-            Error(
-                f"SITEMAPKIT_BASE_URL is not set ({value!r}).",
-                hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
-                f"such as {EXAMPLE}.",
-                id="sitemapkit.E001",
-            )
-        ]
+    if base_url_unset(value):
+        return check_unset_base_url(value)
     if isinstance(used, str) and unfit_characters(used) is not None:
         return check_base_url_characters(str(value))
     problem = base_url_problem(value)
@@ -59,6 +60,35 @@ def check_base_url() -> list[CheckMessage]:
     if problem == "carries a path":
         hint += " For a site deployed under a sub-path, set FORCE_SCRIPT_NAME instead."
     return [Error(f"SITEMAPKIT_BASE_URL {problem}: {value!r}.", hint=hint, id="sitemapkit.E003")]
+
+
+def check_unset_base_url(value: object) -> list[CheckMessage]:
+    """E001, or E034 where django.contrib.sites is installed but cannot stand in for
+    the setting; nothing where the current Site gives the base URL (``sites.py``)."""
+    if uses_site():
+        return []  # its domain is in the database: sitemapkit.W009 and W010 judge it
+    if apps.is_installed(SITES_APP):
+        return [
+            Error(
+                f"SITEMAPKIT_BASE_URL is not set ({value!r}), and neither is SITE_ID "
+                f"({site_id()!r}): without SITE_ID, django.contrib.sites finds the current "
+                "Site from a request's host, which the sitemap is never built on.",
+                hint="Set SITE_ID to the pk of the Site the site is served on (SITE_ID = 1 "
+                "for the Site 'migrate' creates), or set SITEMAPKIT_BASE_URL to the scheme "
+                f"and host the site is served on, such as {EXAMPLE}.",
+                id="sitemapkit.E034",
+            )
+        ]
+    return [
+        Error(
+            f"SITEMAPKIT_BASE_URL is not set ({value!r}), and django.contrib.sites is not "
+            "installed to give the site's domain instead.",
+            hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
+            f"such as {EXAMPLE}; or add 'django.contrib.sites' to INSTALLED_APPS and set "
+            "SITE_ID, to build the sitemap on https:// and the current Site's domain.",
+            id="sitemapkit.E001",
+        )
+    ]
 
 
 def check_surrounding_whitespace(value: object) -> list[CheckMessage]:
@@ -140,6 +170,10 @@ def check_allowed_hosts() -> list[CheckMessage]:
     # in development: there the check would only be noise.
     if settings.DEBUG and not settings.ALLOWED_HOSTS:
         return []
+    if uses_site():
+        # The host is the Site's, in the database, which a check that is not a
+        # database check must not read.
+        return []
     origin = Origin.from_settings()
     # As Django reads the Host header (split_domain_port()): an IPv6 address
     # keeps its brackets, and ALLOWED_HOSTS must name it so.
@@ -181,7 +215,9 @@ def check_https(**kwargs: Any) -> list[CheckMessage]:
     if settings.DEBUG:
         return []
     if base_url_problem(conf.BASE_URL) is not None:
-        return []  # reported by check_base_url
+        # Reported by check_base_url, or unset for the Site's domain, which is
+        # always on https://.
+        return []
     origin = Origin.from_settings()
     saying = https_settings()
     if origin.scheme != "http" or not saying:

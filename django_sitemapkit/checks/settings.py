@@ -1,24 +1,19 @@
 """System checks of the ``SITEMAPKIT_*`` settings of every site: the base URL (its
-checks live in ``base_url``), the limits, strictness and news age; and the base URL
-against ``django.contrib.sites`` (a database check). The settings of pre-rendered
-files are checked in ``files``.
+checks live in ``base_url``), the limits, strictness and news age. The settings of
+pre-rendered files are checked in ``files``; the base URL against
+``django.contrib.sites``, a database check, in ``sites``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
 from typing import Any
 
-from django.core.checks import CheckMessage, Error, Warning
-from django.core.exceptions import ImproperlyConfigured
-from django.db import DatabaseError
-from django.http.request import split_domain_port
+from django.core.checks import CheckMessage, Error
 
 from django_sitemapkit.checks.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.checks.files import check_file_settings
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.locations import Origin, base_url_problem
 
 
 def check_settings(**kwargs: Any) -> list[CheckMessage]:
@@ -38,39 +33,6 @@ def check_news_max_age() -> list[CheckMessage]:
             hint="Set it to a datetime.timedelta such as timedelta(days=2) (Google News "
             "reads articles of the last two days), or remove it.",
             id="sitemapkit.E030",
-        )
-    ]
-
-
-def check_sites_framework(
-    databases: Iterable[str] | None = None, **kwargs: Any
-) -> list[CheckMessage]:
-    """Registered with the database tag: Django runs it in ``migrate`` and in
-    ``check --database``, where a query is expected."""
-    from django.apps import apps
-
-    if not databases or not apps.is_installed("django.contrib.sites"):
-        return []
-    if base_url_problem(conf.BASE_URL) is not None:
-        return []  # reported by check_settings
-    from django.contrib.sites.models import Site
-
-    try:
-        domain = Site.objects.get_current().domain
-    except (DatabaseError, ImproperlyConfigured, Site.DoesNotExist):
-        # No table or no row yet (before the first migrate): nothing to compare.
-        return []
-    origin = Origin.from_settings()
-    host, port = split_domain_port(domain)
-    if host == origin.host and (not port or int(port) == origin.port):
-        return []
-    return [
-        Warning(
-            f"SITEMAPKIT_BASE_URL {conf.BASE_URL!r} names another host than the current "
-            f"Site's domain {domain!r} (django.contrib.sites).",
-            hint="Make them agree: update the Site's domain in the admin, or "
-            "SITEMAPKIT_BASE_URL. Sitemaps are built on SITEMAPKIT_BASE_URL.",
-            id="sitemapkit.W001",
         )
     ]
 

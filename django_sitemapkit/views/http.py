@@ -27,9 +27,10 @@ from django.utils.http import http_date
 from django_sitemapkit import html, serving
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import fixed_script_prefix
+from django_sitemapkit.locations import Origin, fixed_script_prefix
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import WHERE_SOURCES_ARE
+from django_sitemapkit.sites import UnusableSite
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.values import http_timestamp
 
@@ -93,29 +94,39 @@ GZIP = Representation("gzip", GZIP_SUFFIX, serving.GZIP_CONTENT_TYPE, gzipped)
 def answered(
     request: HttpRequest, document: str, respond: Callable[[], HttpResponseBase]
 ) -> HttpResponseBase:
-    """``respond()``, or a 503 if the database failed before the first byte; then made
-    fit for the server (see ``for_server``). The one place a database error becomes a 503."""
+    """``respond()``, or a 503 if the database failed before the first byte or the
+    current Site cannot give the base URL; then made fit for the server (see
+    ``for_server``). The one place either becomes a 503."""
     try:
         response = respond()
     except (OperationalError, InterfaceError):
-        response = unavailable(request, document)
+        logger.exception(
+            "%s could not be read from the database; it is answered with 503 and "
+            "Retry-After. Check that the database is reachable, or serve built files "
+            "(SITEMAPKIT_SERVE = 'files').",
+            document,
+        )
+        response = unavailable(request)
+    except UnusableSite as exc:
+        # A Site edited in the admin, without a deploy, so without the system
+        # checks: the message says all there is, and a traceback would add only
+        # noise. Mended in the admin too, so a crawler is asked to come back.
+        logger.error(
+            "%s cannot be written: %s It is answered with 503 and Retry-After.", document, exc
+        )
+        response = unavailable(request)
     return for_server(request, response)
 
 
-def unavailable(request: HttpRequest, document: str) -> HttpResponse:
-    """A 503 for a database that failed before the first byte: a crawler retries
-    later (RFC 9110 section 15.6.4), where a 500 would read as a broken site.
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """A 503: a crawler retries later (RFC 9110 section 15.6.4), where a 500 would
+    read as a broken site.
 
-    Only for the errors of a database that is down or went away (lost
-    connection, timeout, too many clients); a missing table or a bad query is a
-    bug that retrying will not mend, and stays a 500.
+    Only for what can mend without a deploy: a database that is down or went
+    away (lost connection, timeout, too many clients), or a Site whose domain
+    is fixed in the admin. A missing table or a bad query is a bug that
+    retrying will not mend, and stays a 500.
     """
-    logger.exception(
-        "%s could not be read from the database; it is answered with 503 and Retry-After. "
-        "Check that the database is reachable, or serve built files (SITEMAPKIT_SERVE = "
-        "'files').",
-        document,
-    )
     return HttpResponse(
         b"" if request.method == "HEAD" else b"The sitemap is unavailable; try again later.\n",
         status=503,
@@ -239,7 +250,8 @@ def weak_etag(*parts: object) -> str:
     the URLs are reversed in (LANGUAGE_CODE, whatever the request's)."""
     seed = repr(
         (
-            conf.BASE_URL,
+            # The origin, not the setting: a Site's new domain is a new document.
+            Origin.from_settings().url,
             conf.MAX_BYTES,
             conf.GZIP_LINKS,
             fixed_script_prefix(),

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.build import BuildInterrupted, build
+from django_sitemapkit.build import BuildInterrupted, build, refuse_unusable_base_url
 from django_sitemapkit.build.destinations import Destination, destination_for
 from django_sitemapkit.build.publish import planned_names, stale_names
 from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
@@ -95,6 +95,7 @@ class Command(BaseCommand):
                 "--gzip-links (or SITEMAPKIT_GZIP_LINKS) needs the .xml.gz files; drop --no-gzip."
             )
         try:
+            refuse_unusable_base_url()
             destination = destination_for(options["output"])
         except BuildError as exc:
             raise CommandError(str(exc)) from exc
