@@ -446,6 +446,13 @@ class Case(Protocol):
     def run(self, check: bool) -> Outcome: ...
 
 
+def teardown(case: Case) -> None:
+    """Undo what a case's ``setup()`` registered or wrote, if it has a ``teardown()``."""
+    undo: Callable[[], None] | None = getattr(case, "teardown", None)
+    if undo is not None:
+        undo()
+
+
 class ContribServe:
     """django.contrib.sitemaps' ``sitemap`` view, rendered to its full content.
 
@@ -831,6 +838,7 @@ CASE_FACTORIES: dict[str, Callable[[Plan], Case]] = {
     "contrib-class": compat_case("contrib-class"),
     "dropin-generic": compat_case("dropin-generic"),
     "dropin-class": compat_case("dropin-class"),
+    "files-page": compat_case("files-page"),
     "ours": lambda plan: OursServe(1, plan.serve_size),
     "ours-regex": lambda plan: OursServe(1, plan.serve_size, RegexBenchSource),
     "orm-floor": lambda plan: OrmFloor(plan.serve_size),
@@ -838,6 +846,7 @@ CASE_FACTORIES: dict[str, Callable[[Plan], Case]] = {
     "ours-page-1": lambda plan: OursServe(1, PAGE_MAX),
     "ours-page-20": lambda plan: OursServe(plan.far_page, PAGE_MAX),
     "build-gzip": lambda plan: BuildCase(gzip=True, jobs=1),
+    "build-registered": compat_case("build-registered"),
     "build-nogzip": lambda plan: BuildCase(gzip=False, jobs=1),
     "build-jobs2": lambda plan: BuildCase(gzip=True, jobs=2),
     "build-floor": lambda plan: BuildFloor(),
@@ -852,24 +861,28 @@ SERVING_CASES = (
     "contrib-class",
     "dropin-generic",
     "dropin-class",
+    "files-page",
     "ours",
     "ours-regex",
     "orm-floor",
     "cursor-floor",
 )
-# The cases of bench/compat_cases.py. Each costs a run nearly as much as contrib (the
-# drop-in still calls the project's location() for every row), so together they
-# would add over a minute to a default run: they run when named, or with the
-# group below.
-COMPAT_ONLY = ("contrib-class", "dropin-generic", "dropin-class")
-# contrib's view and the drop-in over the same Sitemap classes, and the declared
-# source next to them: what the drop-in buys, and what declaring buys on top.
-COMPAT_CASES = ("contrib", *COMPAT_ONLY, "ours")
+# The cases of bench/compat_cases.py. Each drop-in case costs a run nearly as much as
+# contrib (the drop-in still calls the project's location() for every row), so
+# together they would add over a minute to a default run; build-registered is a
+# second build of the whole --build-rows table, and files-page builds the bench
+# table once in every process it runs in. They run when named, or with the group below.
+COMPAT_ONLY = ("contrib-class", "dropin-generic", "dropin-class", "files-page", "build-registered")
+# contrib's view and the drop-in over the same Sitemap classes, the same classes
+# registered, built and served from the files, and the declared source next to
+# them: what the drop-in buys, what registering buys, and what declaring buys; and
+# build-gzip, the declared source's build, for build-registered to be read against.
+COMPAT_CASES = ("contrib", *COMPAT_ONLY, "ours", "build-gzip")
 # Cases that read the --index-rows table (bench_indexpage), and only it.
 INDEX_CASES = ("contrib-index", "index-full", "index-304")
 # Cases that read the whole --build-rows table (or a page far into it).
 TABLE_CASES = tuple(name for name in CASES if name not in (*SERVING_CASES, *INDEX_CASES))
-BUILD_CASES = ("build-gzip", "build-nogzip", "build-jobs2", "build-floor")
+BUILD_CASES = ("build-gzip", "build-registered", "build-nogzip", "build-jobs2", "build-floor")
 # A run without --cases: the index cases read ten million rows and are asked for,
 # as are the drop-in's (see COMPAT_ONLY).
 DEFAULT_CASES = tuple(name for name in CASES if name not in (*INDEX_CASES, *COMPAT_ONLY))
@@ -951,5 +964,8 @@ MEASURES: dict[str, Callable[[Case, int], dict[str, Any]]] = {
 
 def measure(name: str, how: str, plan: Plan, runs: int) -> dict[str, Any]:
     case = CASE_FACTORIES[name](plan)
-    result = MEASURES[how](case, runs)
+    try:
+        result = MEASURES[how](case, runs)
+    finally:
+        teardown(case)
     return {"case": name, "measure": how, **result}

@@ -1,28 +1,39 @@
 """The drop-in cases: a project's own ``django.contrib.sitemaps`` classes, served once by
 contrib's ``sitemap`` view and once by ``django_sitemapkit.compat.sitemap``, over the
-rows (and the page) of the other serving cases.
+rows (and the page) of the other serving cases; and the same classes registered with
+``django_sitemapkit.compat.register()``, built by ``build_sitemaps`` and served from
+the built files.
 
 They answer what switching the import of the views buys a project that keeps its
-``Sitemap`` classes as they are, and how that compares with declaring a
-``SitemapSource`` (the ``ours`` case). This module is imported only by the
-process that runs one of its cases (``bench.cases`` makes them on demand), so
-no other case loads django.contrib.sitemaps for it.
+``Sitemap`` classes as they are, what registering them and serving the build buys on
+top, and how that compares with declaring a ``SitemapSource`` (the ``ours`` case).
+This module is imported only by the process that runs one of its cases
+(``bench.cases`` makes them on demand), so no other case loads
+django.contrib.sitemaps for it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.contrib.sitemaps import Sitemap
+from django.core.management import call_command
+from django.db import connections
 from django.db.models import QuerySet
 from django.http import HttpResponseBase, StreamingHttpResponse
+from django.test import override_settings
 from django.urls import reverse
 
 from bench.cases import (
     PAGE_MAX,
+    BuildCase,
     Case,
     ContribServe,
     Outcome,
@@ -30,6 +41,7 @@ from bench.cases import (
     consume,
     contrib_sitemap,
     make_request,
+    streamed,
     warm_process,
 )
 from bench.models import Page
@@ -113,9 +125,109 @@ def read_whole(response: HttpResponseBase, sink: Sink) -> Outcome:
     return outcome
 
 
+def register_bench_sitemap(page_size: int) -> list[type[Any]]:
+    """Step 2 of the migration for the bench rows: ``compat.register()`` of the dict
+    ``contrib-class`` gives the views, so ``bench`` is a section of the app; returns
+    the section classes, for ``unregister_all()``."""
+    from django_sitemapkit import compat
+
+    return list(compat.register({"bench": bench_sitemap_class(page_size)}))
+
+
+def unregister_all(sections: list[type[Any]]) -> None:
+    from django_sitemapkit import registry
+
+    for section in sections:
+        registry.unregister(section)
+
+
+class RegisteredBuild(BuildCase):
+    """``build-gzip``'s build (the same rows, options and gzip), with ``bench`` the
+    ``BenchSitemap`` class registered through ``compat.register()`` instead of the
+    declared ``BenchSource``."""
+
+    def __init__(self) -> None:
+        super().__init__(gzip=True, jobs=1)
+        self.sections: list[type[Any]] = []
+
+    def setup(self) -> None:
+        self.sections = register_bench_sitemap(PAGE_MAX)
+        warm_process()
+
+    def teardown(self) -> None:
+        unregister_all(self.sections)
+
+
+class FilesPage:
+    """Page 1 of ``bench`` from the package's ``page`` view with ``SITEMAPKIT_SERVE =
+    "files"``: what a crawler's request costs once the registered classes are built.
+
+    ``setup()`` registers ``BenchSitemap`` as ``build-registered`` does, with the
+    serving page's size, and builds every section into a new directory (gzip on,
+    as by default) in a forked process, so that the build's memory counts in
+    neither this process's peak RSS nor its baseline. The request sends no
+    ``Accept-Encoding``: the view answers the ``.xml`` file, whose URLs and
+    locations the command checks as it does the other serving cases'.
+    """
+
+    def __init__(self, page_size: int) -> None:
+        self.page_size = page_size
+        self.sections: list[type[Any]] = []
+        self.directory: Path | None = None
+        self.settings: override_settings | None = None
+
+    def setup(self) -> None:
+        from django_sitemapkit import views
+
+        self.sections = register_bench_sitemap(self.page_size)
+        self.directory = Path(tempfile.mkdtemp(prefix="sitemapkit-bench-files-"))
+        self.settings = override_settings(
+            SITEMAPKIT_SERVE="files", SITEMAPKIT_OUTPUT_DIR=str(self.directory)
+        )
+        self.settings.enable()
+        build_in_child(self.directory)
+        self.view = views.page
+        path = reverse("sitemapkit:page", kwargs={"section": "bench", "page": 1})
+        self.request = make_request(path)
+        warm_process()
+
+    def run(self, check: bool) -> Outcome:
+        started = time.perf_counter()
+        response = streamed(self.view(self.request, section="bench", page=1))
+        return consume(response, Sink(started, check))
+
+    def teardown(self) -> None:
+        if self.settings is not None:
+            self.settings.disable()
+        unregister_all(self.sections)
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def build_in_child(directory: Path) -> None:
+    """``build_sitemaps`` into ``directory`` in a forked process, which inherits the
+    registry and the settings; like ``--jobs``' workers, it opens a connection of
+    its own."""
+    connections.close_all()
+    process = multiprocessing.get_context("fork").Process(target=build_into, args=(directory,))
+    process.start()
+    process.join()
+    if process.exitcode != 0:
+        raise RuntimeError(f"build_sitemaps exited with {process.exitcode} (its error is above).")
+
+
+def build_into(directory: Path) -> None:
+    try:
+        call_command("build_sitemaps", output=str(directory), verbosity=0)
+    finally:
+        connections.close_all()
+
+
 #: The cases of this module, each made from the serving page's size.
 MAKERS: dict[str, Callable[[int], Case]] = {
     "contrib-class": lambda size: ContribServe(size, bench_sitemap_class),
     "dropin-generic": lambda size: DropinServe(size, contrib_sitemap),
     "dropin-class": lambda size: DropinServe(size, bench_sitemap_class),
+    "files-page": FilesPage,
+    "build-registered": lambda size: RegisteredBuild(),
 }

@@ -1,7 +1,8 @@
 """``manage.py benchmark_sitemaps``: django.contrib.sitemaps, this package and two
 floors, timed and weighed on the same rows, one child process per measurement;
 and, when asked for, this package's drop-in for contrib's views over the same
-``Sitemap`` classes, and both sitemap indexes over a table of millions of rows.
+``Sitemap`` classes (and those classes registered, built and served from the files),
+and both sitemap indexes over a table of millions of rows.
 
 The parent process only starts children and prints; each child runs one case
 with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
@@ -51,6 +52,8 @@ MEASURES = ("time", "rss", "tracemalloc")
 MIB = 1024 * 1024
 # The cases of django_sitemapkit.compat's view.
 DROPIN_CASES = ("dropin-generic", "dropin-class")
+# The page built from the contrib class registered with django_sitemapkit.compat.register().
+FILES_CASES = ("files-page",)
 # What a ratio's label names, and the column of Report.row() it divides.
 RATIO_MEASURES = {
     "time": "median_s",
@@ -165,8 +168,11 @@ class Command(BaseCommand):
             default=list(DEFAULT_CASES),
             metavar="A,B,...",
             help=f"cases to run: {', '.join(CASES)}; or the groups 'default' (all but "
-            "the index and drop-in cases, the default), 'compat' (contrib's sitemap view "
-            "and django_sitemapkit.compat's over the same Sitemap classes, and ours), "
+            "the index cases and those only in compat, the default), 'compat' "
+            "(contrib's sitemap view and django_sitemapkit.compat's over the same Sitemap "
+            "classes, those classes "
+            "registered with compat.register(), built and served from the files, ours "
+            "and build-gzip), "
             "'index' (the three index cases) and 'all'",
         )
         parser.add_argument(
@@ -525,6 +531,9 @@ class Report:
                 versus("dropin-generic", "ours", "tracemalloc peak"),
                 versus("dropin-class", "ours"),
                 versus("dropin-class", "ours", "tracemalloc peak"),
+                # Step 2: the classes registered, built, and a page served from the files.
+                versus("contrib", "files-page"),
+                versus("contrib-class", "files-page"),
                 versus("ours", "orm-floor"),
                 versus("ours", "cursor-floor"),
                 versus("ours-regex", "ours"),
@@ -532,6 +541,7 @@ class Report:
                 versus("ours-page-20", "ours-page-1"),
                 versus("build-gzip", "build-floor"),
                 versus("build-nogzip", "build-floor"),
+                versus("build-registered", "build-gzip"),
                 versus("build-jobs2", "build-gzip"),
                 versus("index-full", "contrib-index"),
                 versus("index-full", "contrib-index", "extra RSS"),
@@ -588,6 +598,7 @@ class Report:
             # Not required of them (their values are contrib's), but expected here: the
             # drop-in writes with the package's encoder.
             "dropin_bytes_identical_to_ours": self.same_bytes(DROPIN_CASES),
+            "files_bytes_identical_to_ours": self.same_bytes(FILES_CASES),
             "raw": self.results,
             "wall_seconds": self.benchmark.wall,
         }
@@ -622,7 +633,8 @@ class Report:
         seed = prepared["seed"]
         index_seed = prepared["index_seed"]
         lines = []
-        for name, same in (self.same_bytes() | self.same_bytes(DROPIN_CASES)).items():
+        compared = self.same_bytes() | self.same_bytes(DROPIN_CASES) | self.same_bytes(FILES_CASES)
+        for name, same in compared.items():
             if not same:
                 lines.append(f"Note: {name} did not write the same bytes as ours.")
         if "build-jobs2" in self.results:
