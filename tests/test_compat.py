@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
-from pathlib import Path
 from typing import Any
 
-import django.contrib.sitemaps
 import pytest
-from django.contrib.sites.models import Site
+from contrib_side_by_side import SITE, at, serve_side_by_side, tricky_articles
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils.http import http_date
-from factories import ArticleFactory
 from lxml import etree
 from sitemap_xml import NS, fetch, parse_index, parse_urlset
 from testapp.models import Article
@@ -22,37 +18,16 @@ from testapp.models import Article
 from django_sitemapkit import InvalidEntry
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat")]
-UTC = dt.timezone.utc
-SITE = "https://www.example.com"
-CONTRIB_TEMPLATES = Path(django.contrib.sitemaps.__file__).parent / "templates"
-
-
-def at(day: int) -> dt.datetime:
-    return dt.datetime(2024, 3, day, 12, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
 def side_by_side(settings: Any) -> None:
-    # contrib's templates, without django.contrib.sitemaps in INSTALLED_APPS.
-    settings.TEMPLATES = [
-        {"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [CONTRIB_TEMPLATES]}
-    ]
-    # contrib builds its locations on the current Site; ours on SITEMAPKIT_BASE_URL.
-    Site.objects.filter(pk=1).update(domain="www.example.com")
-    Site.objects.clear_cache()
+    serve_side_by_side(settings)
 
 
 @pytest.fixture
 def articles() -> list[Article]:
-    """Seven published articles (pages of three) with tricky values, and a draft."""
-    made = [
-        ArticleFactory.create(slug="a&b<c>'d\"e", updated_at=at(1), priority=0.8),
-        ArticleFactory.create(slug="café-ü", updated_at=None, priority=None),
-        ArticleFactory.create(slug="too-high", updated_at=at(3), priority=1.5),
-    ]
-    made += [ArticleFactory.create(updated_at=at(4 + n), priority=0.3) for n in range(4)]
-    ArticleFactory.create(slug="draft", published=False)
-    return made
+    return tricky_articles()
 
 
 def contrib_locs(client: Client, url: str) -> tuple[int, set[str]]:

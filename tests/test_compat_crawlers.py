@@ -11,16 +11,13 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import django.contrib.sitemaps
 import pytest
-from django.contrib.sites.models import Site
+from contrib_side_by_side import SITE, serve_side_by_side, tricky_articles
 from django.test import Client
 from django.urls import reverse
-from factories import ArticleFactory
 from scrapy import Request
 from scrapy.http import Headers, Response
 from scrapy.responsetypes import responsetypes
@@ -41,44 +38,21 @@ from usp.web_client.abstract_client import (
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat")]
-UTC = dt.timezone.utc
-SITE = "https://www.example.com"
 INDEX = f"{SITE}/compat/sitemap.xml"
 CONTRIB_INDEX = f"{SITE}/contrib/sitemap.xml"
-CONTRIB_TEMPLATES = Path(django.contrib.sitemaps.__file__).parent / "templates"
 
 #: What ultimate-sitemap-parser reads of one <url>: loc, lastmod, changefreq, priority.
 UspUrl = tuple[str, dt.datetime | None, SitemapPageChangeFrequency | None, Decimal]
 
 
-def at(day: int) -> dt.datetime:
-    return dt.datetime(2024, 3, day, 12, tzinfo=UTC)
-
-
 @pytest.fixture(autouse=True)
 def side_by_side(settings: Any) -> None:
-    # As in test_compat.py: contrib's templates without django.contrib.sitemaps
-    # installed, and the current Site on SITEMAPKIT_BASE_URL's host, so that
-    # contrib's locations and the drop-in's share https://www.example.com.
-    settings.TEMPLATES = [
-        {"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [CONTRIB_TEMPLATES]}
-    ]
-    Site.objects.filter(pk=1).update(domain="www.example.com")
-    Site.objects.clear_cache()
+    serve_side_by_side(settings)
 
 
 @pytest.fixture
 def articles() -> list[Article]:
-    """test_compat.py's data: seven published articles (pages of three) with tricky
-    values, one of them with a priority outside 0.0 to 1.0, and a draft."""
-    made = [
-        ArticleFactory.create(slug="a&b<c>'d\"e", updated_at=at(1), priority=0.8),
-        ArticleFactory.create(slug="café-ü", updated_at=None, priority=None),
-        ArticleFactory.create(slug="too-high", updated_at=at(3), priority=1.5),
-    ]
-    made += [ArticleFactory.create(updated_at=at(4 + n), priority=0.3) for n in range(4)]
-    ArticleFactory.create(slug="draft", published=False)
-    return made
+    return tricky_articles()
 
 
 class Web:

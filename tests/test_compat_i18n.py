@@ -7,11 +7,11 @@ import logging
 from typing import Any
 
 import pytest
+from contrib_side_by_side import SITE, serve_side_by_side
 from django.test import Client
 from factories import ArticleFactory
 from lxml import etree
 from sitemap_xml import fetch, parse_index
-from test_compat import CONTRIB_TEMPLATES, SITE
 from testapp.models import Article
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat_i18n")]
@@ -21,15 +21,9 @@ Urls = list[tuple[str, list[tuple[str, str]]]]
 
 @pytest.fixture(autouse=True)
 def side_by_side(settings: Any) -> None:
-    settings.TEMPLATES = [
-        {"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [CONTRIB_TEMPLATES]}
-    ]
+    serve_side_by_side(settings)
     settings.LANGUAGE_CODE = "en"
     settings.LANGUAGES = [("en", "English"), ("fr", "French"), ("de", "German")]
-    from django.contrib.sites.models import Site
-
-    Site.objects.filter(pk=1).update(domain="www.example.com")
-    Site.objects.clear_cache()
 
 
 @pytest.fixture

@@ -10,37 +10,36 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from contrib_side_by_side import SITE, serve_side_by_side, tricky_articles
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import Client, override_settings
 from lxml import etree
 from sitemap_xml import fetch, parse_index, parse_urlset
-from test_compat import CONTRIB_TEMPLATES, SITE, articles, skipped_loc
+from test_compat import skipped_loc
 from testapp.contrib_sitemaps import SITEMAPS
 from testapp.models import Article
 
 from django_sitemapkit import compat
 from django_sitemapkit.registry import registry
 
-__all__ = ["articles"]  # a fixture, used by name
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat_register")]
 
 
 @pytest.fixture(autouse=True)
 def registered(settings: Any) -> Iterator[None]:
     """Only the contrib dict's sections, registered as a project's sitemaps.py would."""
-    settings.TEMPLATES = [
-        {"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [CONTRIB_TEMPLATES]}
-    ]
-    from django.contrib.sites.models import Site
-
-    Site.objects.filter(pk=1).update(domain="www.example.com")
-    Site.objects.clear_cache()
+    serve_side_by_side(settings)
     saved = registry.all()
     registry._sources = []
     compat.register(SITEMAPS)
     yield
     registry._sources = saved
+
+
+@pytest.fixture
+def articles() -> list[Article]:
+    return tricky_articles()
 
 
 def locs(body: bytes) -> set[str]:
