@@ -36,6 +36,7 @@ from bench.cases import (
     BUILD_CASES,
     CASES,
     COMPAT_CASES,
+    COMPAT_ONLY,
     DEFAULT_CASES,
     INDEX_CASES,
     PAGE_MAX,
@@ -223,8 +224,22 @@ class Command(BaseCommand):
                     options["seed_rows"], options["seed_index_rows"], options["reseed"]
                 )
             else:
-                result = cases.measure(options["child"], options["measure"], plan, options["runs"])
+                name = options["child"]
+                result = cases.measure(
+                    name, options["measure"], plan, options["runs"], compat_factory(name)
+                )
         self.stdout.write(json.dumps(result))
+
+
+def compat_factory(name: str) -> Callable[[Plan], cases.Case] | None:
+    """The factory of a case of bench/compat_cases.py, imported only for its own
+    cases: it loads django.contrib.sitemaps, which no other case needs."""
+    if name not in COMPAT_ONLY:
+        return None
+    from bench import compat_cases
+
+    maker = compat_cases.MAKERS[name]
+    return lambda plan: maker(plan.serve_size)
 
 
 def plan_of(options: dict[str, Any]) -> Plan:
