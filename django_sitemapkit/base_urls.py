@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import string
 import unicodedata
-from urllib.parse import urlsplit
+from dataclasses import dataclass
+from urllib.parse import SplitResult, urlsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # RFC 3986 section 3.2: what a host (a registered name, or an IP literal in
@@ -17,9 +18,46 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 AUTHORITY_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=%[]:")
 #: The example base URL of every message that asks for one.
 EXAMPLE = "'https://www.example.com'"
-#: The scheme put before a Site's domain: a Site records no scheme, and a
-#: sitemap is read by crawlers that want the https:// URLs of a site.
+#: The scheme a Site's domain is judged with (``domain_problem()``): a Site
+#: records no scheme, and ``SITEMAPKIT_SITE_SCHEME`` gives the one it is served on.
 SITE_SCHEME = "https"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Scheme, host and port of a base URL: the one host of a site's sitemaps."""
+
+    scheme: str
+    host: str
+    port: int
+
+    @classmethod
+    def from_parts(cls, parts: SplitResult) -> Origin:
+        scheme = parts.scheme.lower()
+        # "is None", not "or": an explicit port 0 must not become the default port.
+        port = parts.port if parts.port is not None else DEFAULT_PORTS.get(scheme, 0)
+        return cls(scheme, (parts.hostname or "").lower(), port)
+
+    @classmethod
+    def from_url(cls, url: str) -> Origin:
+        """The origin of a base URL ``base_url_problem()`` accepts."""
+        used = base_url_in_use(url)
+        assert isinstance(used, str)
+        return cls.from_parts(urlsplit(used))
+
+    @property
+    def url(self) -> str:
+        """``scheme://host[:port]`` with the default port left out."""
+        return f"{self.scheme}://{self.authority}"
+
+    @property
+    def authority(self) -> str:
+        """``host[:port]`` as a URL writes it: the default port left out, an IPv6
+        address in brackets."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        if self.port == DEFAULT_PORTS.get(self.scheme):
+            return host
+        return f"{host}:{self.port}"
 
 
 def base_url_in_use(value: object) -> object:

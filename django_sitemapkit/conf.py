@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -22,6 +23,8 @@ class Settings:
 
     defaults: dict[str, Any] = {
         "BASE_URL": None,
+        "SITES": None,
+        "SITE_SCHEME": "https",
         "LIMIT": MAX_URLS,
         "STRICT": False,
         "CHUNK_SIZE": 2_000,
@@ -48,6 +51,19 @@ class Settings:
     def BASE_URL(self) -> str | None:
         """Scheme and host (and port) every ``<loc>`` is built on."""
         value: str | None = self._get("BASE_URL")
+        return value
+
+    @property
+    def SITES(self) -> Mapping[str, str] | str | None:
+        """Several sites: a mapping of name to base URL, or ``"django.contrib.sites"``
+        for one site per ``Site`` row."""
+        value: Mapping[str, str] | str | None = self._get("SITES")
+        return value
+
+    @property
+    def SITE_SCHEME(self) -> str:
+        """The scheme put before a ``Site``'s domain, which records none."""
+        value: str = self._get("SITE_SCHEME")
         return value
 
     @property

@@ -24,7 +24,8 @@ from django.http import Http404, HttpRequest, HttpResponseBase, HttpResponsePerm
 from django.urls import path
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit.locations import Origin, page_path
+from django_sitemapkit.hosts import site_for_request
+from django_sitemapkit.locations import page_path
 from django_sitemapkit.registry import registry
 
 # Importing the URLconf registers the converters the pattern below uses.
@@ -41,8 +42,7 @@ PAGE = re.compile(PageConverter.regex)
 def contrib_page(request: HttpRequest, section: str) -> HttpResponseBase:
     """301 to this app's page ``p`` (default 1) of ``section``; 404 for a section
     not registered here or a ``p`` contrib would not have served either."""
-    source = registry.get(section)
-    if source is None:
+    if registry.get(section) is None:
         raise Http404(f"No sitemap section {section!r} is registered.")
     number = request.GET.get("p", "1")
     if not PAGE.fullmatch(number):
@@ -50,8 +50,11 @@ def contrib_page(request: HttpRequest, section: str) -> HttpResponseBase:
 
     def respond() -> HttpResponseBase:
         # The absolute URL on the configured origin, never on the request's Host
-        # (as every location this app writes).
-        target = Origin.from_settings().url + page_path(source.name, int(number))
+        # (as every location this app writes); the host only selects the site.
+        site = site_for_request(request)
+        if registry.get(section, site) is None:
+            raise Http404(f"No sitemap section {section!r} on site {site.name!r}.")
+        target = site.base_url + page_path(section, int(number))
         return HttpResponsePermanentRedirect(target)
 
     # As for the page it leads to: a Site that cannot give the origin is a 503.

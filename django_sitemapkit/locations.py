@@ -7,24 +7,16 @@ import posixpath
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_prefix
 from django.utils import translation
 from django.utils.encoding import iri_to_uri
 
-from django_sitemapkit.base_urls import (
-    DEFAULT_PORTS,
-    EXAMPLE,
-    base_url_in_use,
-    base_url_problem,
-)
-from django_sitemapkit.conf import conf
+from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.sites import current_site, site_base_url, uses_site
+from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.uris import (
     strict_reference,
     without_dot_segments,
@@ -34,48 +26,6 @@ from django_sitemapkit.uris import (
 # 2,048 characters".
 MAX_LOCATION_LENGTH = 2_048
 URL_NAMESPACE = "sitemapkit"
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Scheme, host and port of the base URL: the one host of every sitemap."""
-
-    scheme: str
-    host: str
-    port: int
-
-    @classmethod
-    def from_settings(cls) -> Origin:
-        """The base URL's origin: ``SITEMAPKIT_BASE_URL``, else ``https://`` and the
-        current Site's domain (``sites.py``), read on every call and never from a
-        request. The one place the base URL is resolved."""
-        if uses_site():
-            return cls.from_parts(urlsplit(site_base_url(current_site())))
-        value = conf.BASE_URL
-        problem = base_url_problem(value)
-        if problem is not None:
-            fix = f"set it to the scheme and host the site is served on, such as {EXAMPLE}"
-            if problem == "is not set":
-                fix += ", or add django.contrib.sites to INSTALLED_APPS and set SITE_ID"
-            raise ImproperlyConfigured(f"SITEMAPKIT_BASE_URL {problem} ({value!r}); {fix}.")
-        used = base_url_in_use(value)
-        assert isinstance(used, str)
-        return cls.from_parts(urlsplit(used))
-
-    @classmethod
-    def from_parts(cls, parts: SplitResult) -> Origin:
-        scheme = parts.scheme.lower()
-        # "is None", not "or": an explicit port 0 must not become the default port.
-        port = parts.port if parts.port is not None else DEFAULT_PORTS.get(scheme, 0)
-        return cls(scheme, (parts.hostname or "").lower(), port)
-
-    @property
-    def url(self) -> str:
-        """``scheme://host[:port]`` with the default port left out."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        if self.port == DEFAULT_PORTS.get(self.scheme):
-            return f"{self.scheme}://{host}"
-        return f"{self.scheme}://{host}:{self.port}"
 
 
 def fixed_script_prefix() -> str:
@@ -144,8 +94,8 @@ class LocationPolicy:
         self.prefix = self.origin_url + directory
 
     @classmethod
-    def from_settings(cls) -> LocationPolicy:
-        return cls(Origin.from_settings(), sitemap_directory())
+    def for_site(cls, site: SitemapSite) -> LocationPolicy:
+        return cls(site.origin, sitemap_directory())
 
     def absolute(self, location: str) -> str:
         if PLAIN_PATH(location) is not None and "/." not in location:
@@ -211,7 +161,7 @@ class LocationPolicy:
             raise InvalidEntry(f"location {uri!r} has an invalid port") from exc
         if origin != self.origin or parts.username is not None or parts.password is not None:
             raise InvalidEntry(
-                f"location {uri!r} is not on {self.origin.url!r} (SITEMAPKIT_BASE_URL); "
+                f"location {uri!r} is not on {self.origin.url!r}, the site's base URL; "
                 "a sitemap lists URLs of one host only"
             )
         # Rebuild on the canonical origin so case and default ports don't vary.

@@ -14,6 +14,9 @@ GZIP_SUFFIX = ".gz"
 SECTION_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
 # For fullmatch(): the URLs, the checks (E007) and the build all take this one.
 SECTION_NAME = re.compile(SECTION_PATTERN)
+# The names SITEMAPKIT_SITES may give a site: each names the directory (or
+# storage prefix) of the site's built files, so no separator and no "..".
+SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 PAGE_FILENAME = re.compile(
     rf"\Asitemap-(?P<section>{SECTION_PATTERN})-(?P<page>[1-9][0-9]*)\.xml\Z"
 )

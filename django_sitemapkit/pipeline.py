@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import NamedTuple
 
+from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoder import (
     Entry,
@@ -23,7 +24,8 @@ from django_sitemapkit.encoder import (
     url_element,
 )
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.locations import Origin, page_path
+from django_sitemapkit.hosts import SitemapSite
+from django_sitemapkit.locations import page_path
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.lastmods import page_lastmods
@@ -133,11 +135,11 @@ class Section(NamedTuple):
     stats: SectionStats
 
 
-def sections() -> list[Section]:
-    """Every registered section with its aggregate: one query each."""
+def sections(site: SitemapSite) -> list[Section]:
+    """Every section of ``site`` with its aggregate: one query each."""
     found = []
-    for source in registry.sections():
-        plan = compile_plan(source)
+    for source in registry.sections(site):
+        plan = compile_plan(source, site)
         found.append(Section(plan, plan.pager.section_stats()))
     return found
 

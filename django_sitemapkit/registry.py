@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.sources import BaseSource
 
 SourceClass = TypeVar("SourceClass", bound=type[BaseSource])
@@ -39,19 +40,26 @@ class Registry:
         """Every registered source, in registration order (duplicates included)."""
         return list(self._sources)
 
-    def get(self, name: str) -> BaseSource | None:
-        """The first source registered under ``name``."""
-        return next((s for s in self._sources if s.name == name), None)
+    def get(self, name: str, site: SitemapSite | None = None) -> BaseSource | None:
+        """The first source registered under ``name`` (that lists on ``site``, if given)."""
+        return next((s for s in self.sections(site) if s.name == name), None)
 
-    def sections(self) -> list[BaseSource]:
-        """One source per name: what the index lists."""
+    def sections(self, site: SitemapSite | None = None) -> list[BaseSource]:
+        """One source per name: what the index lists (of ``site``, if given)."""
         seen: set[str] = set()
         unique = []
         for source in self._sources:
-            if source.name not in seen:
+            if source.name not in seen and (site is None or lists_on(source, site)):
                 seen.add(source.name)
                 unique.append(source)
         return unique
+
+
+def lists_on(source: BaseSource, site: SitemapSite) -> bool:
+    """Whether ``source`` belongs to ``site``: every source does on a project's only
+    site, and on each of several unless its ``sites`` leaves the site out."""
+    names = type(source).sites
+    return not site.several or names is None or site.name in names
 
 
 registry = Registry()

@@ -10,7 +10,16 @@ from django.views.decorators.http import require_safe
 
 from django_sitemapkit import serving
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import Origin, index_path
+from django_sitemapkit.hosts import (
+    SitemapSite,
+    UnknownHost,
+    all_sites,
+    default_site,
+    several_sites,
+    site_for_request,
+    site_named,
+)
+from django_sitemapkit.locations import index_path
 from django_sitemapkit.names import INDEX_FILENAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites import UnusableSite
@@ -21,10 +30,14 @@ logger = logging.getLogger("django_sitemapkit")
 CONTENT_TYPE = "text/plain; charset=utf-8"
 
 
-def sitemap_lines() -> list[str]:
+def sitemap_lines(request: HttpRequest | None = None, *, site: str | None = None) -> list[str]:
     """``Sitemap:`` lines for a robots.txt (sitemaps.org protocol, "Informing search
     engine crawlers"): the absolute URL of the index, built on the base URL and
     never on the request, like every location in the sitemap.
+
+    With several sites (``SITEMAPKIT_SITES``) each host's robots.txt names its own
+    index: pass the ``request`` (its host selects the site) or the ``site``'s name.
+    A host no site has gets no line.
 
     None while the index would answer 404 for want of a registered source, or
     while the current Site cannot give the base URL: a crawler told of a dead
@@ -32,20 +45,39 @@ def sitemap_lines() -> list[str]:
     modes a built index is served whatever is registered, so it is still named
     if it is there (looked for only in that case).
     """
-    if not registry.all() and not built_index_exists():
-        return []
     try:
-        origin = Origin.from_settings()
+        chosen = chosen_site(request, site)
     except UnusableSite as exc:
         # The rules are still served: a robots.txt that fails (5xx) makes
         # crawlers stop crawling the whole site until it answers again.
         logger.error("robots.txt names no sitemap: %s", exc)
         return []
-    return [f"Sitemap: {origin.url}{index_path()}"]
+    except UnknownHost:
+        return []
+    if not registry.sections(chosen) and not built_index_exists(chosen):
+        return []
+    return [f"Sitemap: {chosen.base_url}{index_path()}"]
 
 
-def built_index_exists() -> bool:
-    return conf.SERVE in serving.FILE_MODES and serving.built_files().exists(INDEX_FILENAME)
+def chosen_site(request: HttpRequest | None, name: str | None) -> SitemapSite:
+    if name is not None:
+        found = site_named(name)
+        if found is None:
+            known = ", ".join(repr(site.name) for site in all_sites()) or "none"
+            raise ValueError(f"sitemap_lines(site={name!r}): no such site; the sites are {known}.")
+        return found
+    if request is not None:
+        return site_for_request(request)
+    if several_sites():
+        raise TypeError(
+            "sitemap_lines() needs the request (or site=NAME) when SITEMAPKIT_SITES lists "
+            "several sites: each host's robots.txt names its own index."
+        )
+    return default_site()
+
+
+def built_index_exists(site: SitemapSite) -> bool:
+    return conf.SERVE in serving.FILE_MODES and serving.built_files(site).exists(INDEX_FILENAME)
 
 
 @require_safe
@@ -58,6 +90,6 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     # robots.txt, and still a 200: a 404 for robots.txt would let crawlers
     # everywhere too (section 2.3.1.3), and the rules are not the sitemap's to
     # take away because the sitemap is missing.
-    sitemaps = sitemap_lines()
+    sitemaps = sitemap_lines(request)
     lines = ["User-agent: *", "Disallow:", *([""] if sitemaps else []), *sitemaps]
     return HttpResponse("".join(f"{line}\n" for line in lines), content_type=CONTENT_TYPE)

@@ -22,6 +22,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
 from django_sitemapkit.conf import conf
+from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.negotiation import accepts_gzip
 from django_sitemapkit.values import aware_utc
@@ -114,10 +115,12 @@ class StorageDirectory:
     """``SITEMAPKIT_STORAGE``: validators from ``size()`` and ``get_modified_time()``,
     left out where the storage does not implement them."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, prefix: str = "") -> None:
         self.storage = storage
+        self.prefix = prefix
 
     def open(self, name: str) -> OpenFile | None:
+        name = self.prefix + name
         if not self.storage.exists(name):
             return None
         try:
@@ -131,7 +134,7 @@ class StorageDirectory:
             raise
 
     def exists(self, name: str) -> bool:
-        return self.storage.exists(name)
+        return self.storage.exists(self.prefix + name)
 
     def size(self, name: str) -> int | None:
         try:
@@ -149,17 +152,21 @@ class StorageDirectory:
         return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
 
 
-def built_files() -> LocalDirectory | StorageDirectory:
+def built_files(site: SitemapSite) -> LocalDirectory | StorageDirectory:
+    """Where ``site``'s files are: the directory or storage itself for a project's only
+    site, a directory (or prefix) named after the site for each of several."""
     # The order build_sitemaps writes in, should both be set (sitemapkit.E021).
     if conf.OUTPUT_DIR is not None:
-        return LocalDirectory(os.fspath(conf.OUTPUT_DIR))
+        return LocalDirectory(site_directory(os.fspath(conf.OUTPUT_DIR), site))
     if conf.STORAGE is not None:
         storage = storages[conf.STORAGE]
         directory = local_directory(storage)
         # A storage on the local disk (FileSystemStorage) is served as a
         # directory is, so a symbolic link, a FIFO or a directory planted under
         # a sitemap's name is refused the same way.
-        return StorageDirectory(storage) if directory is None else LocalDirectory(directory)
+        if directory is None:
+            return StorageDirectory(storage, site_prefix(site))
+        return LocalDirectory(site_directory(directory, site))
     raise ImproperlyConfigured(
         f"SITEMAPKIT_SERVE is {conf.SERVE!r} but neither SITEMAPKIT_OUTPUT_DIR nor "
         "SITEMAPKIT_STORAGE is set, so there are no files to serve."
@@ -179,12 +186,21 @@ def local_directory(storage: Storage) -> str | None:
     return None
 
 
-def file_response(request: HttpRequest, name: str) -> HttpResponseBase | None:
-    """The built file ``name`` (``sitemap.xml``, ``sitemap-posts-1.xml.gz``, ...),
+def site_directory(root: str, site: SitemapSite) -> str:
+    return os.path.join(root, site.name) if site.several else root
+
+
+def site_prefix(site: SitemapSite) -> str:
+    """What a storage's names for ``site`` start with."""
+    return f"{site.name}/" if site.several else ""
+
+
+def file_response(request: HttpRequest, name: str, site: SitemapSite) -> HttpResponseBase | None:
+    """``site``'s built file ``name`` (``sitemap.xml``, ``sitemap-posts-1.xml.gz``, ...),
     or ``None`` when it has not been built."""
     if not FILE_NAME.fullmatch(name):
         raise SuspiciousFileOperation(f"{name!r} is not the name of a built sitemap file.")
-    files = built_files()
+    files = built_files(site)
     if name.endswith(GZIP_SUFFIX):
         opened = files.open(name)
         return None if opened is None else respond(request, opened, GZIP_CONTENT_TYPE)

@@ -1,12 +1,18 @@
-"""The base URL of a project that leaves ``SITEMAPKIT_BASE_URL`` unset and uses the
-``django.contrib.sites`` framework: ``https://`` and the current ``Site``'s domain.
+"""Base URLs from the ``django.contrib.sites`` framework: ``SITEMAPKIT_SITE_SCHEME``
+(``https`` unless set) and a ``Site``'s domain.
 
-It is read when a document is served or built, never at import, and never from
-a request. The Site is the one ``SITE_ID`` names: without ``SITE_ID``,
-``get_current()`` would pick the Site by the request's host, and contrib's views
-would fall back to that host itself, which whoever sends the request chooses.
-Django keeps the Site in a per-process cache, emptied when a Site is saved or
-deleted in that process.
+The current Site gives the base URL of a project that leaves
+``SITEMAPKIT_BASE_URL`` unset; with ``SITEMAPKIT_SITES = "django.contrib.sites"``
+every Site is a site of its own (``hosts.py``). Rows are read when a document is
+served or built, never at import and never from a request. They are read
+from the database each time, not from ``SiteManager``'s cache: that cache
+lives as long as the process and is emptied only by a save or delete made in
+that same process, so a domain changed from another process (the admin on
+another server, a shell) would go on being served, to every tenant
+(django-tenant-schemas #492). The Site is the one ``SITE_ID`` names: without
+``SITE_ID``, ``get_current()`` would pick the Site by the request's host, and
+contrib's views would fall back to that host itself, which whoever sends the
+request chooses.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from django_sitemapkit.base_urls import EXAMPLE, SITE_SCHEME, base_url_unset, domain_problem
+from django_sitemapkit.base_urls import EXAMPLE, base_url_unset, domain_problem
 from django_sitemapkit.conf import conf
 
 if TYPE_CHECKING:
@@ -57,8 +63,8 @@ def current_site() -> Site:
     from django.contrib.sites.models import Site
 
     try:
-        site: Site = Site.objects.get_current()
-    except Site.DoesNotExist:
+        site: Site = Site.objects.get(pk=site_id())
+    except (Site.DoesNotExist, ValueError, TypeError):
         raise UnusableSite(
             f"SITEMAPKIT_BASE_URL is not set, and no Site has the pk SITE_ID = {site_id()!r} "
             "(django.contrib.sites): the sitemap has no host to be built on.",
@@ -68,17 +74,24 @@ def current_site() -> Site:
     return site
 
 
-def site_base_url(site: Site) -> str:
-    """``https://`` and ``site``'s domain; ``UnusableSite`` if the domain is not a host
-    and optional port, as ``SITEMAPKIT_BASE_URL``'s rules judge it."""
+def site_base_url(site: Site, current: bool = True) -> str:
+    """``SITEMAPKIT_SITE_SCHEME``, ``://`` and ``site``'s domain; ``UnusableSite`` if the
+    domain is not a host and optional port, as ``SITEMAPKIT_BASE_URL``'s rules judge
+    it. ``current`` says whether it stands in for ``SITEMAPKIT_BASE_URL`` (the
+    current Site) or is one of ``SITEMAPKIT_SITES``."""
     problem = domain_problem(site.domain)
     if problem is not None:
+        which = (
+            f"SITEMAPKIT_BASE_URL is not set, and the domain of the current Site (pk={site.pk!r})"
+            if current
+            else f"The domain of Site {site.pk!r} (SITEMAPKIT_SITES = {SITES_APP!r})"
+        )
         raise UnusableSite(
-            f"SITEMAPKIT_BASE_URL is not set, and the domain of the current Site "
-            f"(pk={site.pk!r}), {site.domain!r}, {problem}: the sitemap cannot be built "
-            f"on {SITE_SCHEME}:// and that domain.",
+            f"{which}, {site.domain!r}, {problem}: the sitemap cannot be built "
+            f"on {conf.SITE_SCHEME}:// and that domain.",
             f"Set the domain of Site {site.pk!r} to the host the site is served on, alone "
             "or with its port, such as 'www.example.com' or 'www.example.com:8443' (a "
-            f"non-ASCII host in its xn-- form), {SET_THE_SETTING}",
+            "non-ASCII host in its xn-- form), "
+            + (SET_THE_SETTING if current else "or delete the Site if it has no sitemap."),
         )
-    return f"{SITE_SCHEME}://{site.domain}"
+    return f"{conf.SITE_SCHEME}://{site.domain}"

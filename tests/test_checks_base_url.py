@@ -14,9 +14,10 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import Client, modify_settings, override_settings
 
+from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.checks import check_settings, check_sites_framework
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import Origin
+from django_sitemapkit.hosts import default_site
 
 WITHOUT_SITES = modify_settings(INSTALLED_APPS={"remove": ["django.contrib.sites"]})
 
@@ -254,7 +255,7 @@ def test_e032_base_url_with_characters_a_url_cannot_hold(
 def test_e032_is_refused_at_run_time_too() -> None:
     # Refused by the check and at run time alike: nothing guessed in one place only.
     with pytest.raises(ImproperlyConfigured, match="SITEMAPKIT_BASE_URL contains whitespace"):
-        Origin.from_settings()
+        default_site()
 
 
 @pytest.mark.django_db
@@ -303,7 +304,7 @@ def test_w008_whitespace_around_the_base_url(value: str, used: str) -> None:
 @override_settings(SITEMAPKIT_BASE_URL="https://www.example.com\n", ALLOWED_HOSTS=["*"])
 def test_w008_value_is_served_trimmed(client: Client) -> None:
     # As before E032: a value read from an env file or secret with its newline serves.
-    assert Origin.from_settings() == Origin("https", "www.example.com", 443)
+    assert default_site().origin == Origin("https", "www.example.com", 443)
     response = client.get("/robots.txt")
     assert response.status_code == 200
     assert response.content.endswith(b"\nSitemap: https://www.example.com/sitemap.xml\n")

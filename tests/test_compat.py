@@ -199,8 +199,8 @@ def test_an_absolute_location_is_kept_on_the_site_only(
     assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
         f"Skipped {'item' if section == 'absolute' else 'URL'} "
         f"'https://elsewhere.example.org/foreign/' of source {section!r}: location "
-        "'https://elsewhere.example.org/foreign/' is not on 'https://www.example.com' "
-        "(SITEMAPKIT_BASE_URL); a sitemap lists URLs of one host only."
+        "'https://elsewhere.example.org/foreign/' is not on 'https://www.example.com'"
+        ", the site's base URL; a sitemap lists URLs of one host only."
     ]
 
 
@@ -213,7 +213,7 @@ def test_a_class_protocol_gives_way_to_the_base_url(
     assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/", f"{SITE}/about/"]
     assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
         f"Sitemap section {section!r} sets protocol = 'http'; its locations are on "
-        "https://www.example.com (SITEMAPKIT_BASE_URL), whose scheme is used instead."
+        "https://www.example.com (the site's base URL), whose scheme is used instead."
     ]
 
 

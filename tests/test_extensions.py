@@ -562,8 +562,8 @@ def test_alternates_from_a_per_row_mapping(client: Client, sources: Sources) -> 
     [
         (
             {"en": "/articles/{slug}/", "fr": "https://other.example.com/fr/"},
-            "location 'https://other.example.com/fr/' is not on 'https://www.example.com' "
-            "(SITEMAPKIT_BASE_URL); a sitemap lists URLs of one host only",
+            "location 'https://other.example.com/fr/' is not on 'https://www.example.com'"
+            ", the site's base URL; a sitemap lists URLs of one host only",
         ),
         (
             {"fr": "/fr/articles/{slug}/"},

@@ -4,11 +4,11 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
-from django_sitemapkit.base_urls import base_url_problem
+from django_sitemapkit.base_urls import Origin, base_url_problem
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.locations import (
     LocationPolicy,
-    Origin,
     index_path,
     page_path,
     sitemap_directory,
@@ -59,7 +59,7 @@ def test_base_url_problem(value: object, problem: str | None) -> None:
 )
 def test_origin_from_settings(value: str, origin: Origin, url: str) -> None:
     with override_settings(SITEMAPKIT_BASE_URL=value):
-        assert Origin.from_settings() == origin
+        assert default_site().origin == origin
     assert origin.url == url
 
 
@@ -67,13 +67,13 @@ def test_origin_from_settings(value: str, origin: Origin, url: str) -> None:
 def test_origin_refuses_port_0() -> None:
     # Not silently the default port 443.
     with pytest.raises(ImproperlyConfigured, match="has an invalid port"):
-        Origin.from_settings()
+        default_site()
 
 
 @override_settings(SITEMAPKIT_BASE_URL="www.example.com")
 def test_origin_from_bad_settings_names_setting_and_fix() -> None:
     with pytest.raises(ImproperlyConfigured) as info:
-        Origin.from_settings()
+        default_site()
     assert str(info.value) == (
         "SITEMAPKIT_BASE_URL is not an absolute http or https URL ('www.example.com'); set it "
         "to the scheme and host the site is served on, such as 'https://www.example.com'."
@@ -108,23 +108,23 @@ def test_absolute_locations(location: str, expected: str) -> None:
     [
         (
             "https://evil.example/x",
-            "location 'https://evil.example/x' is not on 'https://www.example.com' "
-            "(SITEMAPKIT_BASE_URL); a sitemap lists URLs of one host only",
+            "location 'https://evil.example/x' is not on 'https://www.example.com'"
+            ", the site's base URL; a sitemap lists URLs of one host only",
         ),
         (
             "http://www.example.com/x",
-            "location 'http://www.example.com/x' is not on 'https://www.example.com' "
-            "(SITEMAPKIT_BASE_URL); a sitemap lists URLs of one host only",
+            "location 'http://www.example.com/x' is not on 'https://www.example.com'"
+            ", the site's base URL; a sitemap lists URLs of one host only",
         ),
         (
             "https://www.example.com:8443/x",
-            "location 'https://www.example.com:8443/x' is not on 'https://www.example.com' "
-            "(SITEMAPKIT_BASE_URL); a sitemap lists URLs of one host only",
+            "location 'https://www.example.com:8443/x' is not on 'https://www.example.com'"
+            ", the site's base URL; a sitemap lists URLs of one host only",
         ),
         (
             "https://www.example.com@evil.example/",
             "location 'https://www.example.com@evil.example/' is not on "
-            "'https://www.example.com' (SITEMAPKIT_BASE_URL); a sitemap lists URLs of one "
+            "'https://www.example.com', the site's base URL; a sitemap lists URLs of one "
             "host only",
         ),
         (
@@ -297,7 +297,7 @@ OUTSIDE_BLOG = (
 def test_a_location_that_dot_segments_take_outside_the_directory_is_refused(
     location: str,
 ) -> None:
-    policy = LocationPolicy.from_settings()
+    policy = LocationPolicy.for_site(default_site())
     assert policy.prefix == "https://www.example.com/blog/"
     with pytest.raises(InvalidEntry) as info:
         policy.absolute(location)
@@ -326,7 +326,7 @@ def test_a_location_that_dot_segments_take_outside_the_directory_is_refused(
 def test_a_location_inside_the_directory_is_listed_without_its_dot_segments(
     location: str, expected: str
 ) -> None:
-    policy = LocationPolicy.from_settings()
+    policy = LocationPolicy.for_site(default_site())
     assert policy.absolute(location) == expected
     if location.startswith("/"):
         assert policy.absolute_path(location) == expected

@@ -26,6 +26,7 @@ from factories import ArticleFactory
 from sitemap_xml import Url, fetch, parse_index, parse_urlset, streamed
 
 from django_sitemapkit.compression import gzip_stream
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.negotiation import accepts_gzip
 from django_sitemapkit.serving import file_response
 from django_sitemapkit.views.http import NO_SOURCES
@@ -433,7 +434,7 @@ def test_files_mode_needs_a_place_to_read(client: Client) -> None:
 )
 def test_names_that_could_leave_the_directory_are_refused(files: Path, name: str) -> None:
     with pytest.raises(SuspiciousFileOperation):
-        file_response(RequestFactory().get("/"), name)
+        file_response(RequestFactory().get("/"), name, default_site())
 
 
 def test_a_symbolic_link_is_not_followed(client: Client, files: Path, tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from django.test import Client, override_settings
 from factories import ArticleFactory
 from sitemap_xml import fetch, parse_index, parse_urlset
 
-from django_sitemapkit.locations import Origin
+from django_sitemapkit.base_urls import Origin
+from django_sitemapkit.hosts import default_site
 
 pytestmark = pytest.mark.django_db
 SHOP = "https://shop.example.org"
@@ -48,14 +49,14 @@ def locations(client: Client, url: str, **headers: str) -> list[str]:
 
 
 def test_the_origin_is_https_and_the_sites_domain() -> None:
-    assert Origin.from_settings() == Origin("https", "shop.example.org", 443)
+    assert default_site().origin == Origin("https", "shop.example.org", 443)
     set_domain("Shop.Example.org:8443")
-    assert Origin.from_settings() == Origin("https", "shop.example.org", 8443)
+    assert default_site().origin == Origin("https", "shop.example.org", 8443)
 
 
 def test_the_setting_comes_first(settings: Any) -> None:
     settings.SITEMAPKIT_BASE_URL = "http://localhost:8000"
-    assert Origin.from_settings() == Origin("http", "localhost", 8000)
+    assert default_site().origin == Origin("http", "localhost", 8000)
 
 
 def test_the_documents_are_on_the_sites_domain(client: Client) -> None:

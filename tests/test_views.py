@@ -589,7 +589,7 @@ def test_location_override_keeps_the_single_host_rule(
     assert parse_urlset(body) == [Url(f"{SITE}/custom/a?ref=sitemap&x='1'")]
     assert caplog.records[0].getMessage() == (
         f"Skipped pk={other.pk} of source 'overridden': location 'https://cdn.example.net/x/' "
-        "is not on 'https://www.example.com' (SITEMAPKIT_BASE_URL); a sitemap lists URLs of "
+        "is not on 'https://www.example.com', the site's base URL; a sitemap lists URLs of "
         "one host only."
     )
 

@@ -20,7 +20,7 @@ from django_sitemapkit.build.publish import publish, staged_files
 from django_sitemapkit.build.render import Progress, render_sections
 from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.locations import Origin
+from django_sitemapkit.hosts import SitemapSite, default_site
 from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.sources.declaration import BaseSource
 
@@ -35,13 +35,15 @@ def build(
     destination: Destination,
     sources: list[BaseSource],
     options: BuildOptions,
+    site: SitemapSite,
     *,
     partial: bool = False,
     jobs: int = 1,
     progress: Progress | None = None,
     done: Callable[[SectionBuild], None] = lambda build: None,
 ) -> BuildResult:
-    """Build ``sources`` into ``destination``; ``partial`` keeps the other sections' files.
+    """Build ``sources`` of ``site`` into ``destination``; ``partial`` keeps the other
+    sections' files.
 
     ``jobs`` of 2 or more builds sections in that many processes, and
     compresses each gzip sibling on a thread of its own, so even one large
@@ -52,9 +54,11 @@ def build(
     with destination.lock():
         try:
             kept = existing_index_entries(destination) if partial else []
-            builds = render_sections(sources, destination.staging, options, jobs, progress, done)
+            builds = render_sections(
+                sources, site, destination.staging, options, jobs, progress, done
+            )
             result = BuildResult(builds)
-            entries = index_entries(builds, kept, options)
+            entries = index_entries(site, builds, kept, options)
             if not entries:
                 destination.discard()
                 return result
@@ -110,11 +114,11 @@ def refuse_unsafe_names(sources: list[BaseSource]) -> None:
             )
 
 
-def refuse_unusable_base_url() -> None:
+def refuse_unusable_base_url() -> SitemapSite:
     """Resolve the base URL once before anything is locked or written, so that one
     that cannot be (a Site's domain that is no host, or a setting whose checks
     were skipped) stops the build in one line instead of a traceback."""
     try:
-        Origin.from_settings()
+        return default_site()
     except ImproperlyConfigured as exc:
         raise BuildError(str(exc)) from exc

@@ -13,7 +13,8 @@ from django_sitemapkit.build.report import BuildOptions, BuiltFile, SectionBuild
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import NAMESPACE, SITEMAPINDEX, XML_DECLARATION, Encoder, Entry
 from django_sitemapkit.exceptions import BuildError, InvalidEntry
-from django_sitemapkit.locations import Origin, sitemap_directory
+from django_sitemapkit.hosts import SitemapSite
+from django_sitemapkit.locations import sitemap_directory
 from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, section_of, without_gzip_suffix
 from django_sitemapkit.pipeline import index_runs
 from django_sitemapkit.registry import registry
@@ -23,10 +24,10 @@ logger = logging.getLogger("django_sitemapkit")
 
 
 def index_entries(
-    builds: list[SectionBuild], kept: list[Entry], options: BuildOptions
+    site: SitemapSite, builds: list[SectionBuild], kept: list[Entry], options: BuildOptions
 ) -> list[Entry]:
     """One entry per file built, in registry order, with ``kept`` entries of other sections."""
-    base = Origin.from_settings().url + sitemap_directory()
+    base = site.base_url + sitemap_directory()
     suffix = GZIP_SUFFIX if options.gzip_links else ""
     built = {
         build.section: [Entry(base + f.name + suffix, f.newest) for f in build.files]
@@ -41,7 +42,7 @@ def index_entries(
             entry = Entry(base + name + suffix, entry.lastmod)
         others.setdefault(section, []).append(entry)
     entries: list[Entry] = []
-    for source in registry.sections():
+    for source in registry.sections(site):
         name = type(source).name
         kept_for_section = others.pop(name, [])
         entries += built.pop(name) if name in built else kept_for_section

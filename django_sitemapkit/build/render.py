@@ -25,6 +25,7 @@ from django_sitemapkit.compression import gzip_stream, write_gzip_in_thread
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoder import Encoder, Lines
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.names import GZIP_SUFFIX, page_filename
 from django_sitemapkit.pipeline import first_run, fitting, written
 from django_sitemapkit.registry import registry
@@ -100,11 +101,15 @@ def reported(
 
 
 def render_section(
-    source: BaseSource, staging: Staging, options: BuildOptions, progress: Progress | None = None
+    source: BaseSource,
+    site: SitemapSite,
+    staging: Staging,
+    options: BuildOptions,
+    progress: Progress | None = None,
 ) -> SectionBuild:
     """Write every file of one section to staging, in one pass over its rows."""
     started = time.monotonic()
-    plan = compile_plan(source)
+    plan = compile_plan(source, site)
     build = SectionBuild(plan.section)
     tally = Tally()
     with streaming_transaction(plan.database):
@@ -156,18 +161,21 @@ def write_page_files(
         pending = chain([overflow], pending)
 
 
-def render_named_section(name: str, staging: Staging, options: BuildOptions) -> SectionBuild:
+def render_named_section(
+    name: str, site: SitemapSite, staging: Staging, options: BuildOptions
+) -> SectionBuild:
     """A ``--jobs`` worker: one section, in a process of its own."""
-    source = registry.get(name)
+    source = registry.get(name, site)
     assert source is not None, name
     try:
-        return render_section(source, staging, options)
+        return render_section(source, site, staging, options)
     finally:
         connections.close_all()
 
 
 def render_sections(
     sources: list[BaseSource],
+    site: SitemapSite,
     staging: Staging,
     options: BuildOptions,
     jobs: int,
@@ -177,7 +185,7 @@ def render_sections(
     if jobs <= 1 or len(sources) <= 1:
         built = []
         for source in sources:
-            built.append(render_section(source, staging, options, progress))
+            built.append(render_section(source, site, staging, options, progress))
             done(built[-1])
         return built
     # Forked workers must not share the parent's database connections: close
@@ -186,7 +194,9 @@ def render_sections(
     context = multiprocessing.get_context("fork")
     names = [type(source).name for source in sources]
     with ProcessPoolExecutor(max_workers=min(jobs, len(sources)), mp_context=context) as pool:
-        futures = [pool.submit(render_named_section, name, staging, options) for name in names]
+        futures = [
+            pool.submit(render_named_section, name, site, staging, options) for name in names
+        ]
         try:
             builds = [future.result() for future in futures]
         except BaseException:

@@ -22,6 +22,7 @@ from django.http.request import validate_host
 
 from django_sitemapkit.base_urls import (
     EXAMPLE,
+    Origin,
     base_url_in_use,
     base_url_problem,
     base_url_unset,
@@ -29,7 +30,7 @@ from django_sitemapkit.base_urls import (
     unfit_characters,
 )
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import Origin
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.sites import SITES_APP, site_id, uses_site
 
 NOT_AN_ORIGIN = ("is not an absolute http or https URL", "has an invalid port")
@@ -174,7 +175,7 @@ def check_allowed_hosts() -> list[CheckMessage]:
         # The host is the Site's, in the database, which a check that is not a
         # database check must not read.
         return []
-    origin = Origin.from_settings()
+    origin = default_site().origin
     # As Django reads the Host header (split_domain_port()): an IPv6 address
     # keeps its brackets, and ALLOWED_HOSTS must name it so.
     host = f"[{origin.host}]" if ":" in origin.host else origin.host
@@ -218,7 +219,7 @@ def check_https(**kwargs: Any) -> list[CheckMessage]:
         # Reported by check_base_url, or unset for the Site's domain, which is
         # always on https://.
         return []
-    origin = Origin.from_settings()
+    origin = default_site().origin
     saying = https_settings()
     if origin.scheme != "http" or not saying:
         return []

@@ -22,7 +22,7 @@ from django.http.request import split_domain_port
 
 from django_sitemapkit.base_urls import base_url_problem
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import Origin
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.sites import (
     SITES_APP,
     UnusableSite,
@@ -55,7 +55,7 @@ def check_same_host() -> list[CheckMessage]:
     except (DatabaseError, ImproperlyConfigured, Site.DoesNotExist):
         # No table or no row yet (before the first migrate): nothing to compare.
         return []
-    origin = Origin.from_settings()
+    origin = default_site().origin
     host, port = split_domain_port(domain)
     if host == origin.host and (not port or int(port) == origin.port):
         return []

@@ -12,11 +12,12 @@ from django.core.checks import CheckMessage, Error
 from django.core.exceptions import FieldError, ImproperlyConfigured
 from django.urls import NoReverseMatch
 
+from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.checks.declarations import check_kinds, describe
 from django_sitemapkit.checks.extensions import check_extensions
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.locations import Origin
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.resolution import namespaced_resolver
@@ -238,7 +239,7 @@ def check_fixed_url(source: BaseSource, url: str) -> list[CheckMessage]:
         return []
     try:
         origin = Origin.from_parts(urlsplit(url))
-        expected = Origin.from_settings()
+        expected = default_site().origin
     except (ValueError, ImproperlyConfigured):
         origin, expected = None, None
     if origin is not None and origin == expected:

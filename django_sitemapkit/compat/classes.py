@@ -20,7 +20,7 @@ from django.contrib.sitemaps import GenericSitemap, Sitemap
 from django.core.paginator import EmptyPage, PageNotAnInteger
 from django.http import Http404
 
-from django_sitemapkit.locations import Origin
+from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.sources.pages import LastmodValue
 
 logger = logging.getLogger("django_sitemapkit")
@@ -65,7 +65,7 @@ class ContribClass:
         if protocol is not None and protocol != origin.scheme:
             logger.warning(
                 "Sitemap section %r sets protocol = %r; its locations are on %s "
-                "(SITEMAPKIT_BASE_URL), whose scheme is used instead.",
+                "(the site's base URL), whose scheme is used instead.",
                 section,
                 protocol,
                 origin.url,

@@ -13,7 +13,7 @@ from django_sitemapkit.compat.entries import ContribWriter
 from django_sitemapkit.compat.pages import ContribPager
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import urlset
-from django_sitemapkit.locations import LocationPolicy, Origin
+from django_sitemapkit.locations import LocationPolicy
 from django_sitemapkit.sources.entries import RowFormat
 from django_sitemapkit.sources.plan import AdaptedSource, Plan
 
@@ -50,7 +50,7 @@ def contrib_source(name: str, declared: Any) -> ContribSource:
 
 def contrib_plan(source: ContribSource, policy: LocationPolicy) -> Plan:
     name = type(source).name
-    contrib = ContribClass(name, type(source).contrib, Origin.from_settings())
+    contrib = ContribClass(name, type(source).contrib, policy.origin)
     # Pages as contrib's: ``limit`` units each (capped by the protocol's 50,000),
     # so page N holds the same URLs under contrib's URLs and this app's.
     page_size = max(1, min(int(contrib.site.limit), MAX_URLS))

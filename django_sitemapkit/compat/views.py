@@ -35,7 +35,8 @@ from django_sitemapkit.compat.pages import ContribPager, every_lastmod
 from django_sitemapkit.compat.plan import contrib_source
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Encoder, Entry, Lines, urlset
-from django_sitemapkit.locations import LocationPolicy, Origin, entry_context, fixed_script_prefix
+from django_sitemapkit.hosts import SitemapSite, site_for_request
+from django_sitemapkit.locations import LocationPolicy, entry_context, fixed_script_prefix
 from django_sitemapkit.pipeline import first_run, fitting, index_lastmod, page_runs
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
@@ -63,11 +64,14 @@ def contrib_pager(plan: Plan) -> ContribPager:
     return pager
 
 
-def plans(sitemaps: Sitemaps, names: list[str]) -> list[Plan]:
-    """The plans of the sections ``names``: contrib lists any path of the host, so the
-    location rule is checked from the root, not from the sitemap's directory."""
-    policy = LocationPolicy(Origin.from_settings(), fixed_script_prefix())
-    return [compile_plan(contrib_source(name, sitemaps[name]), policy) for name in names]
+def plans(sitemaps: Sitemaps, names: list[str], site: SitemapSite) -> list[Plan]:
+    """The plans of the sections ``names`` on ``site``: contrib lists any path of the
+    host, so the location rule is checked from the root, not from the sitemap's
+    directory."""
+    policy = LocationPolicy(site.origin, fixed_script_prefix())
+    return [
+        compile_plan(contrib_source(name, sitemaps[name]), site, policy=policy) for name in names
+    ]
 
 
 @require_safe
@@ -79,10 +83,11 @@ def index(
     sitemap_url_name: str = "django.contrib.sitemaps.views.sitemap",
 ) -> HttpResponseBase:
     def respond() -> HttpResponseBase:
-        origin = Origin.from_settings()
+        site = site_for_request(request)
+        origin = site.origin
         listed: list[tuple[str, LastmodValue | None]] = []
         with entry_context():
-            for plan in plans(sitemaps, list(sitemaps)):
+            for plan in plans(sitemaps, list(sitemaps), site):
                 pager = contrib_pager(plan)
                 count = pager.count()
                 if count == 0:
@@ -103,7 +108,7 @@ def index(
             )
         newest = every_lastmod(lastmod for _, lastmod in listed)
         seed = "".join(f"{entry.loc} {entry.lastmod}\n" for entry in entries)
-        etag = weak_etag(content_type, "compat-index", digest(seed))
+        etag = weak_etag(site, content_type, "compat-index", digest(seed))
         response = document_response(
             request, representation(content_type), etag, newest, lambda: checked_index(entries)
         )
@@ -129,7 +134,8 @@ def sitemap(
     )
 
     def respond() -> HttpResponseBase:
-        found = plans(sitemaps, names)
+        site = site_for_request(request)
+        found = plans(sitemaps, names, site)
         number = 1
         for plan in found:
             number = contrib_pager(plan).number(value)
@@ -143,7 +149,7 @@ def sitemap(
                 (plan.section, plan.page_size, item.fingerprint)
                 for plan, item in zip(found, stats, strict=True)
             ]
-            etag = weak_etag(content_type, "compat-page", number, *fingerprints)
+            etag = weak_etag(site, content_type, "compat-page", number, *fingerprints)
 
         def body() -> Iterator[bytes]:
             return page_body(request, found, number, document)

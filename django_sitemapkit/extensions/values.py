@@ -18,6 +18,7 @@ from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 from django.utils.encoding import iri_to_uri
 
+from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extension_elements import NewsItem, VideoItem
 from django_sitemapkit.extensions.declarations import (
@@ -36,7 +37,7 @@ from django_sitemapkit.extensions.declarations import (
     Restriction,
     Video,
 )
-from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy, Origin
+from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy
 from django_sitemapkit.uris import strict_reference, without_dot_segments
 from django_sitemapkit.values import format_lastmod
 

@@ -17,11 +17,13 @@ from django.db import models
 from django.urls import reverse
 
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.hosts import SitemapSite
 
 #: The attributes a source may declare, and the hooks it may override: the
 #: README's tables. Everything else on a subclass belongs to the project.
 DECLARED = (
     "name",
+    "sites",
     "limit",
     "lastmod",
     "changefreq",
@@ -45,7 +47,7 @@ QUERYSET_DECLARED = (
 )
 STATIC_DECLARED = ("urls",)
 #: The methods the engine calls; a subclass overrides them with methods.
-HOOKS = ("location", "get_queryset")
+HOOKS = ("location", "get_queryset", "get_site_queryset")
 
 
 class Field:
@@ -70,6 +72,9 @@ class BaseSource:
     """The vocabulary every source shares; see the README's "Declaring sources"."""
 
     name: ClassVar[str] = ""
+    #: The names of the sites (``SITEMAPKIT_SITES``) whose sitemaps list this
+    #: source; ``None`` lists it on every site.
+    sites: ClassVar[Sequence[str] | None] = None
     #: URLs per page for this source; capped by ``SITEMAPKIT_LIMIT``.
     limit: ClassVar[int | None] = None
     lastmod: Any = None
@@ -130,6 +135,11 @@ class SitemapSource(BaseSource):
             raise TypeError(f"Source {type(self).name!r} declares no queryset.")
         fresh: models.QuerySet[Any] = queryset.all()
         return fresh
+
+    def get_site_queryset(self, site: SitemapSite) -> models.QuerySet[Any]:
+        """The rows to list on ``site`` (a :class:`~django_sitemapkit.SitemapSite`):
+        ``get_queryset()`` unless overridden, the same rows on every site."""
+        return self.get_queryset()
 
     def location(self, row: Any) -> str:
         url_name = type(self).url_name

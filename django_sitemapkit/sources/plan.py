@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 from django_sitemapkit import extensions
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import Document, urlset
+from django_sitemapkit.hosts import SitemapSite, default_site
 from django_sitemapkit.locations import LocationPolicy, entry_context
 from django_sitemapkit.sources.declaration import (
     BaseSource,
@@ -80,14 +81,18 @@ class AdaptedSource(BaseSource):
         raise NotImplementedError
 
 
-def compile_plan(source: BaseSource, policy: LocationPolicy | None = None) -> Plan:
-    """The plan of ``source``, for the settings and URLconf in force now."""
+def compile_plan(
+    source: BaseSource, site: SitemapSite | None = None, *, policy: LocationPolicy | None = None
+) -> Plan:
+    """The plan of ``source`` on ``site`` (the only site if ``None``), for the settings
+    and URLconf in force now; ``policy`` replaces the site's location rule."""
     with entry_context():
+        site = site or default_site()
         # The sitemap's directory too is read in LANGUAGE_CODE, as the sources'
         # URLs are: under i18n_patterns it depends on the language.
-        policy = policy or LocationPolicy.from_settings()
+        policy = policy or LocationPolicy.for_site(site)
         if isinstance(source, SitemapSource):
-            return queryset_plan(source, policy)
+            return queryset_plan(source, site, policy)
         if isinstance(source, AdaptedSource):
             return source.compiled(policy)
         assert isinstance(source, StaticSource), source
@@ -145,10 +150,11 @@ def order_by(source: SitemapSource, queryset: QuerySet[Any]) -> list[str]:
     return ordering
 
 
-def listed(source: SitemapSource) -> QuerySet[Any]:
-    """``get_queryset()``, less the rows a news section leaves out: only articles
-    published within ``SITEMAPKIT_NEWS_MAX_AGE`` belong in a Google News sitemap."""
-    queryset = source.get_queryset()
+def listed(source: SitemapSource, site: SitemapSite) -> QuerySet[Any]:
+    """``get_site_queryset(site)``, less the rows a news section leaves out: only
+    articles published within ``SITEMAPKIT_NEWS_MAX_AGE`` belong in a Google News
+    sitemap."""
+    queryset = source.get_site_queryset(site)
     news = type(source).news
     if news is not None:
         cutoff = extensions.news_cutoff(conf.NEWS_MAX_AGE)
@@ -156,10 +162,10 @@ def listed(source: SitemapSource) -> QuerySet[Any]:
     return queryset
 
 
-def queryset_plan(source: SitemapSource, policy: LocationPolicy) -> Plan:
+def queryset_plan(source: SitemapSource, site: SitemapSite, policy: LocationPolicy) -> Plan:
     cls = type(source)
     page_size, _, languages = sizes(source)
-    queryset = listed(source)
+    queryset = listed(source, site)
     ordering = order_by(source, queryset)
     ordered = queryset.order_by(*ordering)
     located_by_hook = cls.url_name is None or overrides(source, "location", SitemapSource)

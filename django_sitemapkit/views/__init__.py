@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from django_sitemapkit import html, serving
 from django_sitemapkit.conf import conf
+from django_sitemapkit.hosts import SitemapSite, site_for_request
 from django_sitemapkit.names import INDEX_FILENAME, page_filename
 from django_sitemapkit.registry import registry
 from django_sitemapkit.views.database import (
@@ -52,11 +53,13 @@ def page_gz(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
 
 def index_as(request: HttpRequest, representation: Representation) -> HttpResponseBase:
     def respond() -> HttpResponseBase:
+        site = site_for_request(request)
         return from_files_or_database(
             request,
+            site,
             INDEX_FILENAME,
             representation,
-            lambda: database_index(request, representation),
+            lambda: database_index(request, site, representation),
         )
 
     return answered(request, "The sitemap index", respond)
@@ -66,11 +69,13 @@ def page_as(
     request: HttpRequest, section: str, page: int, representation: Representation
 ) -> HttpResponseBase:
     def respond() -> HttpResponseBase:
+        site = site_for_request(request)
         return from_files_or_database(
             request,
+            site,
             page_filename(section, page),
             representation,
-            lambda: database_page(request, representation, section, page),
+            lambda: database_page(request, site, representation, section, page),
         )
 
     return answered(request, f"Page {page} of sitemap source {section!r}", respond)
@@ -78,6 +83,7 @@ def page_as(
 
 def from_files_or_database(
     request: HttpRequest,
+    site: SitemapSite,
     filename: str,
     representation: Representation,
     database: Callable[[], HttpResponseBase],
@@ -87,7 +93,7 @@ def from_files_or_database(
     A built file is served whatever is registered: in the file modes the
     build is what the views answer from. Anything else needs a source.
     """
-    built = built_file(request, filename, representation)
+    built = built_file(request, site, filename, representation)
     if built is not None:
         return built
     if not registry.all():
@@ -99,13 +105,13 @@ def from_files_or_database(
 
 
 def built_file(
-    request: HttpRequest, filename: str, representation: Representation
+    request: HttpRequest, site: SitemapSite, filename: str, representation: Representation
 ) -> HttpResponseBase | None:
-    """The built file's response in the file modes; ``None`` if it is not built, or
-    in the database mode."""
+    """The site's built file's response in the file modes; ``None`` if it is not built,
+    or in the database mode."""
     if conf.SERVE not in serving.FILE_MODES:
         return None
-    return serving.file_response(request, filename + representation.suffix)
+    return serving.file_response(request, filename + representation.suffix, site)
 
 
 # -- the HTML sitemap for people (html.py), from the database in every mode -----
@@ -115,7 +121,11 @@ def built_file(
 def html_index(request: HttpRequest) -> HttpResponseBase:
     if not registry.all():
         return no_sources(request)
-    response = answered(request, "The HTML sitemap index", lambda: database_html_index(request))
+    response = answered(
+        request,
+        "The HTML sitemap index",
+        lambda: database_html_index(request, site_for_request(request)),
+    )
     return with_html_headers(response)
 
 
@@ -126,7 +136,9 @@ def html_page(request: HttpRequest, section: str, page: int) -> HttpResponseBase
     response = answered(
         request,
         f"HTML page {page} of sitemap source {section!r}",
-        lambda: database_page(request, HTML, section, page, html_page=True),
+        lambda: database_page(
+            request, site_for_request(request), HTML, section, page, html_page=True
+        ),
     )
     return with_html_headers(response)
 

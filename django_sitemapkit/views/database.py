@@ -11,7 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django_sitemapkit import html
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoder import SITEMAPINDEX, Encoder, Entry, Layout, Lines, url_element
-from django_sitemapkit.locations import Origin, index_path, page_path
+from django_sitemapkit.hosts import SitemapSite
+from django_sitemapkit.locations import index_path, page_path
 from django_sitemapkit.pipeline import (
     Section,
     first_run,
@@ -38,28 +39,31 @@ from django_sitemapkit.views.http import (
 logger = logging.getLogger("django_sitemapkit")
 
 
-def listed_sections() -> list[Section]:
-    found = [section for section in sections() if section.stats.rows]
+def listed_sections(site: SitemapSite) -> list[Section]:
+    found = [section for section in sections(site) if section.stats.rows]
     if not found:
         raise Http404("No sitemap section has any rows.")
     return found
 
 
-def sections_etag(label: str, found: list[Section]) -> str:
+def sections_etag(site: SitemapSite, label: str, found: list[Section]) -> str:
     """The index's validator, from each section's aggregate alone: no per-page work."""
     return weak_etag(
+        site,
         label,
         "index",
         *((item.plan.section, item.plan.page_size, item.stats.fingerprint) for item in found),
     )
 
 
-def database_index(request: HttpRequest, representation: Representation) -> HttpResponseBase:
-    found = listed_sections()
+def database_index(
+    request: HttpRequest, site: SitemapSite, representation: Representation
+) -> HttpResponseBase:
+    found = listed_sections(site)
     lastmod = newest_lastmod(item.stats.lastmod for item in found)
 
     def body() -> Iterator[bytes]:
-        entries = index_entries(indexed_pages(found), Origin.from_settings())
+        entries = index_entries(indexed_pages(found), site.origin)
         if len(entries) > MAX_URLS:
             logger.error(
                 "The sitemap index lists only the first %s of %s pages; raise SITEMAPKIT_LIMIT "
@@ -69,7 +73,7 @@ def database_index(request: HttpRequest, representation: Representation) -> Http
             )
         return checked_index(entries)
 
-    etag = sections_etag(representation.label, found)
+    etag = sections_etag(site, representation.label, found)
     return document_response(request, representation, etag, lastmod, body)
 
 
@@ -91,25 +95,28 @@ def checked_index(entries: list[Entry]) -> Iterator[bytes]:
 
 def database_page(
     request: HttpRequest,
+    site: SitemapSite,
     representation: Representation,
     section: str,
     page: int,
     html_page: bool = False,
 ) -> HttpResponseBase:
-    source = registry.get(section)
+    source = registry.get(section, site)
     if source is None:
-        raise Http404(f"No sitemap section named {section!r}.")
-    plan = compile_plan(source)
+        raise Http404(f"No sitemap section named {section!r} on site {site.name!r}.")
+    plan = compile_plan(source, site)
     stats = plan.pager.page_stats(page)
     if stats.rows == 0:
         raise Http404(f"Sitemap section {section!r} has no page {page}.")
     etag = None
     if stats.lastmod is not None:
-        etag = weak_etag(representation.label, section, page, plan.page_size, *stats.fingerprint)
+        etag = weak_etag(
+            site, representation.label, section, page, plan.page_size, *stats.fingerprint
+        )
     head_only = request.method == "HEAD"
 
     def body() -> Iterator[bytes]:
-        origin = Origin.from_settings()
+        origin = site.origin
         element = html.url_rows(origin.url) if html_page else url_element
         # A tally, so that rows skipped for one reason are logged once (skips.py).
         tally = Tally()
@@ -177,9 +184,9 @@ def checked_page(encoder: Encoder, runs: Iterator[Lines], plan: Plan, page: int)
         )
 
 
-def database_html_index(request: HttpRequest) -> HttpResponseBase:
-    found = listed_sections()
-    origin = Origin.from_settings()
+def database_html_index(request: HttpRequest, site: SitemapSite) -> HttpResponseBase:
+    found = listed_sections(site)
+    origin = site.origin
     lastmod = newest_lastmod(item.stats.lastmod for item in found)
 
     def body() -> Iterator[bytes]:
@@ -198,7 +205,7 @@ def database_html_index(request: HttpRequest) -> HttpResponseBase:
         ]
         return html.index_document(rows, origin.url)
 
-    etag = sections_etag(HTML.label, found)
+    etag = sections_etag(site, HTML.label, found)
     return document_response(request, HTML, etag, lastmod, body)
 
 

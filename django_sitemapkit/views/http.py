@@ -27,7 +27,8 @@ from django.utils.http import http_date
 from django_sitemapkit import html, serving
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import Origin, fixed_script_prefix
+from django_sitemapkit.hosts import SitemapSite
+from django_sitemapkit.locations import fixed_script_prefix
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import WHERE_SOURCES_ARE
 from django_sitemapkit.sites import UnusableSite
@@ -243,7 +244,7 @@ def last_modified(lastmod: LastmodValue) -> int | None:
     return min(timestamp, int(time.time()))
 
 
-def weak_etag(*parts: object) -> str:
+def weak_etag(site: SitemapSite, *parts: object) -> str:
     """A weak validator (RFC 9110 section 8.8.1): equal when the document's data is
     equal, as seen by what the database can tell cheaply, and what else shapes
     its bytes is unchanged: the settings, the script prefix and the language
@@ -251,7 +252,7 @@ def weak_etag(*parts: object) -> str:
     seed = repr(
         (
             # The origin, not the setting: a Site's new domain is a new document.
-            Origin.from_settings().url,
+            site.base_url,
             conf.MAX_BYTES,
             conf.GZIP_LINKS,
             fixed_script_prefix(),

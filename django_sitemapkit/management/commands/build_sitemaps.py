@@ -95,7 +95,7 @@ class Command(BaseCommand):
                 "--gzip-links (or SITEMAPKIT_GZIP_LINKS) needs the .xml.gz files; drop --no-gzip."
             )
         try:
-            refuse_unusable_base_url()
+            site = refuse_unusable_base_url()
             destination = destination_for(options["output"])
         except BuildError as exc:
             raise CommandError(str(exc)) from exc
@@ -109,6 +109,7 @@ class Command(BaseCommand):
                 destination,
                 sources,
                 build_options,
+                site,
                 partial=partial,
                 jobs=options["jobs"],
                 progress=None if progress is None else progress.update,
