@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import News, Related, Restriction, Video
 from django_sitemapkit.registry import register, registry
@@ -13,6 +14,7 @@ __all__ = [
     "News",
     "Related",
     "Restriction",
+    "SitemapSite",
     "SitemapSource",
     "StaticPage",
     "StaticSource",

@@ -15,8 +15,8 @@ from django.utils import translation
 from django.utils.encoding import iri_to_uri
 
 from django_sitemapkit.base_urls import Origin
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.uris import (
     strict_reference,
     without_dot_segments,

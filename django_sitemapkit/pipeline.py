@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.encoder import (
     Entry,
     Layout,
@@ -24,7 +25,6 @@ from django_sitemapkit.encoder import (
     url_element,
 )
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.locations import page_path
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import registry

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_safe
 
 from django_sitemapkit import serving
 from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.hosts import (
-    SitemapSite,
     UnknownHost,
     all_sites,
     default_site,

@@ -22,7 +22,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.hosts import SitemapSite
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.negotiation import accepts_gzip
 from django_sitemapkit.values import aware_utc

@@ -19,8 +19,9 @@ from django_sitemapkit.build.index import existing_index_entries, index_entries,
 from django_sitemapkit.build.publish import publish, staged_files
 from django_sitemapkit.build.render import Progress, render_sections
 from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.hosts import SitemapSite, default_site
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.sources.declaration import BaseSource
 

@@ -11,9 +11,9 @@ from django_sitemapkit.build.destinations import Destination, Staging
 from django_sitemapkit.build.render import write_document
 from django_sitemapkit.build.report import BuildOptions, BuiltFile, SectionBuild
 from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.encoder import NAMESPACE, SITEMAPINDEX, XML_DECLARATION, Encoder, Entry
 from django_sitemapkit.exceptions import BuildError, InvalidEntry
-from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.locations import sitemap_directory
 from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, section_of, without_gzip_suffix
 from django_sitemapkit.pipeline import index_runs

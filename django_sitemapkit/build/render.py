@@ -23,9 +23,9 @@ from django_sitemapkit.build.destinations import Staging
 from django_sitemapkit.build.report import BuildOptions, BuiltFile, SectionBuild
 from django_sitemapkit.compression import gzip_stream, write_gzip_in_thread
 from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.encoder import Encoder, Lines
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.names import GZIP_SUFFIX, page_filename
 from django_sitemapkit.pipeline import first_run, fitting, written
 from django_sitemapkit.registry import registry

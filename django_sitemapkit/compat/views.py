@@ -34,8 +34,9 @@ from django.views.decorators.http import require_safe
 from django_sitemapkit.compat.pages import ContribPager, every_lastmod
 from django_sitemapkit.compat.plan import contrib_source
 from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.encoder import Encoder, Entry, Lines, urlset
-from django_sitemapkit.hosts import SitemapSite, site_for_request
+from django_sitemapkit.hosts import site_for_request
 from django_sitemapkit.locations import LocationPolicy, entry_context, fixed_script_prefix
 from django_sitemapkit.pipeline import first_run, fitting, index_lastmod, page_runs
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats

@@ -11,7 +11,8 @@ from django.views.decorators.http import require_safe
 
 from django_sitemapkit import html, serving
 from django_sitemapkit.conf import conf
-from django_sitemapkit.hosts import SitemapSite, site_for_request
+from django_sitemapkit.configured_sites import SitemapSite
+from django_sitemapkit.hosts import site_for_request
 from django_sitemapkit.names import INDEX_FILENAME, page_filename
 from django_sitemapkit.registry import registry
 from django_sitemapkit.views.database import (

@@ -10,8 +10,8 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 
 from django_sitemapkit import html
 from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.encoder import SITEMAPINDEX, Encoder, Entry, Layout, Lines, url_element
-from django_sitemapkit.hosts import SitemapSite
 from django_sitemapkit.locations import index_path, page_path
 from django_sitemapkit.pipeline import (
     Section,

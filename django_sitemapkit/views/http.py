@@ -27,7 +27,7 @@ from django.utils.http import http_date
 from django_sitemapkit import html, serving
 from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import conf
-from django_sitemapkit.hosts import SitemapSite
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.locations import fixed_script_prefix
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import WHERE_SOURCES_ARE
