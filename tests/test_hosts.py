@@ -320,3 +320,15 @@ def test_a_site_row_that_cannot_be_a_base_url_is_left_out_and_logged(
         "'www.example.com:8443' (a non-ASCII host in its xn-- form), or delete the Site if "
         "it has no sitemap."
     ]
+
+
+@pytest.mark.urls("testapp.urls_contrib_redirects")
+def test_the_contrib_redirects_stay_on_the_requesting_site(client: Client, names: Names) -> None:
+    for base, host in HOSTS.items():
+        response = client.get("/sitemap-articles.xml?p=1", headers={"Host": host.upper()})
+        assert response.status_code == 301
+        assert response["Location"] == f"{base}/sitemap-articles-1.xml"
+    www = client.get("/sitemap-offers.xml", headers={"Host": "www.example.com"})
+    assert www.status_code == 404
+    forged = client.get("/sitemap-articles.xml", headers={"Host": "forged.example.com"})
+    assert forged.status_code == 404
