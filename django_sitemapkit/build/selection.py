@@ -56,14 +56,14 @@ def selected_sites(names: list[str] | None) -> tuple[list[SitemapSite], list[str
     known = {site.name: site for site in sites}
     unknown = [name for name in names if name not in known]
     if unknown:
+        if not several_sites():
+            raise BuildError(
+                f"No site named {unknown[0]!r}: SITEMAPKIT_SITES is not set, so the project's "
+                "only site is 'default'."
+            )
         listed = ", ".join(repr(name) for name in known) or "none"
         raise BuildError(
-            f"No site named {unknown[0]!r}; the sites are {listed}. "
-            + (
-                "Sites are configured in SITEMAPKIT_SITES."
-                if several_sites()
-                else "SITEMAPKIT_SITES is not set, so the project's only site is 'default'."
-            )
+            f"No site named {unknown[0]!r}; the sites are {listed} (SITEMAPKIT_SITES)."
         )
     # Rows left out are no concern of a run that names the sites it builds.
     return [known[name] for name in dict.fromkeys(names)], []

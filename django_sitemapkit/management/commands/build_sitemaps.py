@@ -172,7 +172,7 @@ def failed_sites(failures: list[str], done: int, dry_run: bool) -> str:
     total = len(failures) + done
     verb = "listed" if dry_run else "built"
     if done:
-        others = f"the other {done:,} {'was' if done == 1 else 'were'} {verb}"
+        others = f"the other one was {verb}" if done == 1 else f"the other {done:,} were {verb}"
         opening = f"The sitemaps of {len(failures):,} of {total:,} sites failed ({others}):"
     else:
         opening = f"The sitemaps of {'the site' if total == 1 else f'all {total:,} sites'} failed:"
