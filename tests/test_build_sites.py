@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from django.contrib.sites.models import Site
-from django.core.files.storage import Storage, storages
+from django.core.files.storage import InMemoryStorage, Storage, storages
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError
 from django.db.models import QuerySet
@@ -209,6 +209,32 @@ def test_a_site_that_fails_keeps_its_files_and_the_others_are_published(
         assert files != before[role]
         new = article_locs(BASE_URLS[role], added[role])
         assert locs(files["sitemap-articles-1.xml"])[-1:] == new
+
+
+class InterruptedOnShop(SiteArticles):
+    """Ctrl-C arrives while the shop is built."""
+
+    def get_site_queryset(self, site: SitemapSite) -> QuerySet[Any]:
+        if site.base_url == BASE_URLS["shop"]:
+            raise KeyboardInterrupt
+        return super().get_site_queryset(site)
+
+
+def test_ctrl_c_stops_at_once_naming_what_was_published(
+    several: Sites, sources: Sources, tmp_path: Path
+) -> None:
+    sources(InterruptedOnShop)
+    articles_per_site(several, 1)
+    _, stderr, code, message = failing_run(output=str(tmp_path), verbosity=0)
+    shop = several.directory(tmp_path, "shop")
+    assert (stderr, code, message) == (
+        "",
+        130,
+        f"Interrupted. Nothing was published: the files in {shop} are as they were. "
+        f"Published before: {several.name['www']!r}. Not built: {several.name['de']!r}.",
+    )
+    assert sorted(os.listdir(tmp_path)) == sorted([several.name["www"], several.name["shop"]])
+    assert os.listdir(shop) == [LOCK]
 
 
 def test_a_site_whose_lock_is_held_fails_alone(
@@ -477,6 +503,39 @@ def test_a_storage_gets_a_prefix_per_site(
         "sitemap.xml", "sitemap-pages-1.xml"
     )
     assert len(stored(storage, several.name["de"])) == 6
+
+
+class ShopQuotaExceeded(InMemoryStorage):
+    """A bucket that refuses the shop's files once they are uploaded: a failure while
+    publishing, after the checks a build makes itself."""
+
+    def save(self, name: str | None, content: Any, max_length: int | None = None) -> str:
+        if name is not None and name.startswith("shop"):
+            raise OSError(f"quota exceeded writing {name!r}")
+        return super().save(name, content, max_length)
+
+
+def test_an_unforeseen_error_of_one_site_is_logged_and_the_others_are_built(
+    several: Sites, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(PagesSource)
+    stores = {"sitemaps": {"BACKEND": f"{__name__}.ShopQuotaExceeded"}}
+    with override_settings(STORAGES=stores, SITEMAPKIT_STORAGE="sitemaps"):
+        _, _, code, message = failing_run(verbosity=0)
+        storage = storages["sitemaps"]
+        for role in ("www", "de"):
+            assert len(stored(storage, several.name[role])) == 4
+    shop = several.name["shop"]
+    assert (code, message) == (
+        1,
+        "The sitemaps of 1 of 3 sites failed (the other 2 were built):\n"
+        f"- {shop!r} (https://shop.example.com): OSError: quota exceeded writing "
+        f"'{shop}/sitemap-pages-1.xml.gz' (the traceback is in the log)",
+    )
+    [record] = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert record.getMessage() == f"build_sitemaps failed for site {shop!r}."
+    assert record.exc_info is not None
+    assert isinstance(record.exc_info[1], OSError)
 
 
 # -- files mode: each host gets its own files --------------------------------------------
