@@ -170,7 +170,8 @@ class StorageDestination(Destination):
         # A storage offers no lock of its own; this one keeps two builds of
         # the same names on this machine from interleaving, while the sites of
         # one storage (a prefix each) are built independently.
-        key = f"{self.alias}\0{self.prefix}".encode()
+        # A project's only site (no prefix) keeps the lock file it always had.
+        key = (f"{self.alias}\0{self.prefix}" if self.prefix else self.alias).encode()
         digest = hashlib.blake2b(key, digest_size=8).hexdigest()
         lock_path = Path(tempfile.gettempdir()) / f".sitemapkit-{digest}.lock"
         try:
