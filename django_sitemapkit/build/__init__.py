@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from django.core.exceptions import ImproperlyConfigured
-
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.index import existing_index_entries, index_entries, render_index
 from django_sitemapkit.build.publish import publish, staged_files
@@ -21,7 +19,6 @@ from django_sitemapkit.build.render import Progress, render_sections
 from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
 from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.hosts import default_site
 from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.sources.declaration import BaseSource
 
@@ -113,13 +110,3 @@ def refuse_unsafe_names(sources: list[BaseSource]) -> None:
                 "set name to 1 to 64 ASCII letters, digits, '-' or '_', starting with a letter "
                 "or digit."
             )
-
-
-def refuse_unusable_base_url() -> SitemapSite:
-    """Resolve the base URL once before anything is locked or written, so that one
-    that cannot be (a Site's domain that is no host, or a setting whose checks
-    were skipped) stops the build in one line instead of a traceback."""
-    try:
-        return default_site()
-    except ImproperlyConfigured as exc:
-        raise BuildError(str(exc)) from exc

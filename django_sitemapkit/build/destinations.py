@@ -27,8 +27,10 @@ from django.core.files import File
 from django.core.files.storage import Storage, storages
 
 from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import is_sitemap_file
+from django_sitemapkit.serving import site_directory, site_prefix
 
 # Written files must be readable by the web server that serves them.
 FILE_MODE = 0o644
@@ -149,10 +151,13 @@ class DirectoryDestination(Destination):
 
 
 class StorageDestination(Destination):
-    def __init__(self, alias: str) -> None:
+    """A storage, or the names in it under ``prefix`` (``"www/"``: one site of several)."""
+
+    def __init__(self, alias: str, prefix: str = "") -> None:
         self.alias = alias
+        self.prefix = prefix
         self.storage: Storage = storages[alias]
-        self.label = f"storage {alias!r}"
+        self.label = f"storage {alias!r}" + (f" under {prefix!r}" if prefix else "")
         self._staging_root = Path(tempfile.gettempdir()) / f"sitemapkit-{secrets.token_hex(8)}"
         super().__init__()
 
@@ -162,9 +167,12 @@ class StorageDestination(Destination):
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        # A storage offers no lock of its own; this one keeps two builds on
-        # this machine from interleaving.
-        digest = hashlib.blake2b(self.alias.encode(), digest_size=8).hexdigest()
+        # A storage offers no lock of its own; this one keeps two builds of
+        # the same names on this machine from interleaving, while the sites of
+        # one storage (a prefix each) are built independently.
+        # A project's only site (no prefix) keeps the lock file it always had.
+        key = (f"{self.alias}\0{self.prefix}" if self.prefix else self.alias).encode()
+        digest = hashlib.blake2b(key, digest_size=8).hexdigest()
         lock_path = Path(tempfile.gettempdir()) / f".sitemapkit-{digest}.lock"
         try:
             with open(lock_path, "a") as lock_file, held_lock(lock_file, self.label):
@@ -175,43 +183,45 @@ class StorageDestination(Destination):
 
     def names(self) -> list[str]:
         try:
-            _, files = self.storage.listdir("")
+            _, files = self.storage.listdir(self.prefix.rstrip("/"))
         except (NotImplementedError, FileNotFoundError):
             return []
         return sorted(name for name in files if is_sitemap_file(name))
 
     def read(self, name: str) -> bytes | None:
-        if not self.storage.exists(name):
+        stored_name = self.prefix + name
+        if not self.storage.exists(stored_name):
             return None
-        with self.storage.open(name, "rb") as stored:
+        with self.storage.open(stored_name, "rb") as stored:
             content: bytes = stored.read()
             return content
 
     def publish(self, name: str) -> bool:
         staged = self.staging.path(name)
         content = staged.read_bytes()
-        exists = self.storage.exists(name)
+        stored_name = self.prefix + name
+        exists = self.storage.exists(stored_name)
         if exists and self.read(name) == content:
             staged.unlink()
             return False
-        if exists and self.storage.get_available_name(name) != name:
+        if exists and self.storage.get_available_name(stored_name) != stored_name:
             # This storage would save beside the old file under another name,
             # so the old one must go first: a moment with no file. Storages
             # that overwrite (S3 with file_overwrite, FileSystemStorage with
             # allow_overwrite) replace it in one write instead.
-            self.storage.delete(name)
+            self.storage.delete(stored_name)
         with open(staged, "rb") as source:
-            saved = self.storage.save(name, File(source, name=name))
+            saved = self.storage.save(stored_name, File(source, name=name))
         staged.unlink()
-        if saved != name:
+        if saved != stored_name:
             raise BuildError(
-                f"{self.label} saved {name!r} as {saved!r}; the storage must keep the exact "
-                "name (it should not rename files that exist)."
+                f"{self.label} saved {stored_name!r} as {saved!r}; the storage must keep the "
+                "exact name (it should not rename files that exist)."
             )
         return True
 
     def remove(self, name: str) -> None:
-        self.storage.delete(name)
+        self.storage.delete(self.prefix + name)
 
 
 @contextmanager
@@ -231,14 +241,16 @@ def held_lock(lock_file: IO[str], label: str) -> Iterator[None]:
         fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
 
 
-def destination_for(output: str | os.PathLike[str] | None = None) -> Destination:
-    """The ``--output`` directory, else ``SITEMAPKIT_OUTPUT_DIR``, else ``SITEMAPKIT_STORAGE``."""
+def destination_for(site: SitemapSite, output: str | os.PathLike[str] | None = None) -> Destination:
+    """Where ``site``'s files go: the ``--output`` directory, else ``SITEMAPKIT_OUTPUT_DIR``,
+    else ``SITEMAPKIT_STORAGE``; for one site of several, the directory (or prefix)
+    named after it, the very one its files are served from."""
     if output is not None:
-        return DirectoryDestination(output)
+        return DirectoryDestination(site_directory(os.fspath(output), site))
     if conf.OUTPUT_DIR is not None:
-        return DirectoryDestination(conf.OUTPUT_DIR)
+        return DirectoryDestination(site_directory(os.fspath(conf.OUTPUT_DIR), site))
     if conf.STORAGE is not None:
-        return StorageDestination(conf.STORAGE)
+        return StorageDestination(conf.STORAGE, site_prefix(site))
     raise BuildError(
         "Nowhere to write: pass --output DIR, or set SITEMAPKIT_OUTPUT_DIR (a directory) "
         "or SITEMAPKIT_STORAGE (an alias of STORAGES)."

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import time
+import logging
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.build import BuildInterrupted, build, refuse_unusable_base_url
+from django_sitemapkit.build import BuildInterrupted, build
+from django_sitemapkit.build.console import Console
 from django_sitemapkit.build.destinations import Destination, destination_for
-from django_sitemapkit.build.publish import planned_names, stale_names
-from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
+from django_sitemapkit.build.report import BuildOptions
+from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.names import INDEX_FILENAME
+from django_sitemapkit.hosts import several_sites
 from django_sitemapkit.registry import WHERE_SOURCES_ARE, registry
-from django_sitemapkit.sources.declaration import BaseSource
-from django_sitemapkit.sources.plan import compile_plan
 
-# Redraw a progress bar at most this often, in seconds.
-REDRAW_EVERY = 0.1
+logger = logging.getLogger("django_sitemapkit")
 
 
 def positive_int(value: str) -> int:
@@ -35,9 +33,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
+            "--site",
+            action="append",
+            metavar="NAME",
+            help="Build only this site of SITEMAPKIT_SITES (repeatable; default: every site).",
+        )
+        parser.add_argument(
             "--output",
             metavar="DIR",
-            help="Directory to write to (default: SITEMAPKIT_OUTPUT_DIR, else SITEMAPKIT_STORAGE).",
+            help="Directory to write to (default: SITEMAPKIT_OUTPUT_DIR, else SITEMAPKIT_STORAGE); "
+            "with several sites, each site's files go in a directory named after it.",
         )
         parser.add_argument(
             "--section",
@@ -76,7 +81,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        self.verbosity: int = options["verbosity"]
+        console = Console(self.stdout, self.stderr, self.style, options["verbosity"])
         if not registry.all():
             # Not "no section has any rows", exit 0: a cron job would go on
             # reporting success while the sitemap it serves grows stale.
@@ -84,7 +89,6 @@ class Command(BaseCommand):
                 "No sitemap source is registered: nothing was built, and no file was written "
                 f"or removed. {WHERE_SOURCES_ARE}"
             )
-        sources = self.selected_sources(options["section"])
         build_options = BuildOptions(
             gzip=conf.GZIP if options["gzip"] is None else options["gzip"],
             gzip_links=conf.GZIP_LINKS if options["gzip_links"] is None else options["gzip_links"],
@@ -95,205 +99,93 @@ class Command(BaseCommand):
                 "--gzip-links (or SITEMAPKIT_GZIP_LINKS) needs the .xml.gz files; drop --no-gzip."
             )
         try:
-            site = refuse_unusable_base_url()
-            destination = destination_for(options["output"])
+            sites, failures = selected_sites(options["site"])
+            planned = site_builds(sites, options["section"])
+            # Every destination first: one that cannot be is no one site's failure.
+            places = [(each, destination_for(each.site, options["output"])) for each in planned]
         except BuildError as exc:
             raise CommandError(str(exc)) from exc
-        partial = options["section"] is not None
-        if options["dry_run"]:
-            self.dry_run(destination, sources, build_options, partial)
+        if not several_sites():
+            # The project's only site: its error is the command's, as it always was.
+            (only, destination), *_ = places
+            try:
+                self.build_site(console, only, destination, build_options, options)
+            except BuildInterrupted as exc:
+                raise CommandError(str(exc), returncode=130) from exc
+            except BuildError as exc:
+                raise CommandError(str(exc)) from exc
             return
-        progress = ProgressBar(self) if self.verbosity >= 1 and self.stdout.isatty() else None
-        try:
-            result = build(
-                destination,
-                sources,
-                build_options,
-                site,
-                partial=partial,
-                jobs=options["jobs"],
-                progress=None if progress is None else progress.update,
-                done=progress.finish if progress is not None else self.section_done,
-            )
-        except BuildInterrupted as exc:
-            raise CommandError(str(exc), returncode=130) from exc
-        except BuildError as exc:
-            raise CommandError(str(exc)) from exc
-        self.report(destination, result)
+        done: list[str] = []
+        for number, (each, destination) in enumerate(places):
+            console.site_header(each.site)
+            try:
+                self.build_site(console, each, destination, build_options, options)
+            except BuildInterrupted as exc:
+                left = [other.site.name for other, _ in places[number + 1 :]]
+                raise CommandError(interrupted(exc, done, left, failures), returncode=130) from exc
+            except Exception as exc:
+                if not isinstance(exc, BuildError):
+                    # Not an error a build foresees: its traceback goes to the log.
+                    logger.exception("build_sitemaps failed for site %r.", each.site.name)
+                reason = (
+                    str(exc)
+                    if isinstance(exc, BuildError)
+                    else f"{type(exc).__name__}: {exc} (the traceback is in the log)"
+                )
+                failures.append(f"{each.site.name!r} ({each.site.base_url}): {reason}")
+                console.info("Failed: see the error at the end. Its files are as they were.")
+            else:
+                done.append(each.site.name)
+        if failures:
+            raise CommandError(failed_sites(failures, len(done), options["dry_run"]))
 
-    def selected_sources(self, names: list[str] | None) -> list[BaseSource]:
-        sections = registry.sections()
-        if names is None:
-            return sections
-        known = {type(source).name: source for source in sections}
-        unknown = [name for name in names if name not in known]
-        if unknown:
-            listed = ", ".join(repr(name) for name in known) or "none"
-            raise CommandError(
-                f"No sitemap section named {unknown[0]!r}; the sections are {listed}."
-            )
-        return [known[name] for name in dict.fromkeys(names)]
-
-    # -- output -------------------------------------------------------------------
-
-    def info(self, message: str) -> None:
-        if self.verbosity >= 1:
-            self.stdout.write(message)
-
-    def section_done(self, section: SectionBuild) -> None:
-        self.info(
-            f"{section.section}: {section.urls:,} URLs in {len(section.files):,} "
-            f"file{'s' if len(section.files) != 1 else ''} ({section.seconds:.2f} s)"
-        )
-        if self.verbosity >= 2:
-            for built in section.files:
-                self.stdout.write(f"  {built.name}: {built.urls:,} URLs, {built.size:,} bytes")
-
-    def report(self, destination: Destination, result: BuildResult) -> None:
-        if result.index is None:
-            self.info(
-                "No sitemap section has any rows: nothing to write. The files in "
-                f"{destination.label} are left as they are."
-            )
-            return
-        if self.verbosity < 1:
-            return
-        self.stdout.write(summary_table(result))
-        self.stdout.write(
-            f"Published to {destination.label} (pages, .gz siblings and the index): "
-            f"{len(result.replaced):,} written, "
-            f"{len(result.unchanged):,} unchanged, {len(result.removed):,} removed."
-        )
-        for section in result.sections:
-            note = views_note(section)
-            if note:
-                self.stderr.write(self.style.WARNING(note))
-
-    def dry_run(
+    def build_site(
         self,
+        console: Console,
+        planned: SiteBuild,
         destination: Destination,
-        sources: list[BaseSource],
-        options: BuildOptions,
-        partial: bool,
+        build_options: BuildOptions,
+        options: dict[str, Any],
     ) -> None:
-        plans = [compile_plan(source) for source in sources]
-        planned = {plan.section: planned_names(plan, options) for plan in plans}
-        if not any(planned.values()) and not partial:
-            self.info("No sitemap section has any rows: nothing would be written.")
+        if planned.partial and not planned.sources:
+            console.nothing_listed()
             return
-        self.info(f"Dry run: nothing is written. A build would write to {destination.label}:")
-        for plan in plans:
-            names = planned[plan.section]
-            self.info(f"  {plan.section}: {', '.join(names) if names else 'no files'}")
-        index = [INDEX_FILENAME, INDEX_FILENAME + ".gz"] if options.gzip else [INDEX_FILENAME]
-        self.info(f"  index: {', '.join(index)}")
-        keep = [name for names in planned.values() for name in names] + index
-        sections = set(planned) if partial else None
-        stale = stale_names(destination, keep, sections)
-        self.info(f"and remove: {', '.join(stale) if stale else 'nothing'}")
-        self.info(
-            "File numbers assume no page reaches SITEMAPKIT_MAX_BYTES "
-            f"({conf.MAX_BYTES:,} bytes); a build cuts such a page in two."
-        )
-
-
-def summary_table(result: BuildResult) -> str:
-    header = ("Section", "Rows", "URLs", "Files", "Bytes", "Gzip bytes", "Skipped rows", "Seconds")
-    rows = [section_row(section) for section in result.sections]
-    total = SectionBuild("Total")
-    for section in result.sections:
-        total.files += section.files
-        total.rows += section.rows
-        total.skipped += section.skipped
-        total.seconds += section.seconds
-    rows.append(section_row(total))
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            cell.ljust(width) if i == 0 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        )
-        for row in [header, *rows]
-    ]
-    assert result.index is not None
-    lines.append(f"Index: {INDEX_FILENAME}, {result.index.urls:,} entries.")
-    return "\n".join(lines)
-
-
-def section_row(section: SectionBuild) -> tuple[str, ...]:
-    gzip_size = section.gzip_size
-    return (
-        section.section,
-        f"{section.rows:,}",
-        f"{section.urls:,}",
-        f"{len(section.files):,}",
-        f"{section.size:,}",
-        "-" if gzip_size is None else f"{gzip_size:,}",
-        f"{section.skipped:,}",
-        f"{section.seconds:.2f}",
-    )
-
-
-def views_note(section: SectionBuild) -> str | None:
-    """Why this section's files are not page for page what the database views serve."""
-    if section.matches_views:
-        return None
-    reasons = []
-    if section.byte_cuts:
-        cuts = section.byte_cuts
-        files = f"file {cuts[0]}" if len(cuts) == 1 else f"files {', '.join(map(str, cuts))}"
-        reasons.append(
-            f"{files} ended at SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,} bytes), each going "
-            "on in the next file"
-        )
-    if section.empty_pages:
-        reasons.append(
-            f"{section.empty_pages:,} page(s) of rows had no valid entry and got no file"
-        )
-    return (
-        f"Section {section.section!r}: {'; '.join(reasons)}, so its file numbers differ from "
-        'the pages the database views serve. Serve these files (SITEMAPKIT_SERVE = "files").'
-    )
-
-
-class ProgressBar:
-    """One redrawn line per section on a terminal: rows done, rows/s and ETA."""
-
-    WIDTH = 24
-
-    def __init__(self, command: Command) -> None:
-        self.command = command
-        self.section: str | None = None
-        self.total = 0
-        self.started = 0.0
-        self.drawn = 0.0
-
-    def update(self, section: str, rows: int) -> None:
-        now = time.monotonic()
-        if section != self.section:
-            self.section = section
-            source = registry.get(section)
-            self.total = compile_plan(source).pager.count() if source is not None else 0
-            self.started = now
-        if now - self.drawn < REDRAW_EVERY:
+        if options["dry_run"]:
+            console.dry_run(destination, planned, build_options)
             return
-        self.drawn = now
-        elapsed = max(now - self.started, 1e-9)
-        rate = rows / elapsed
-        done = min(rows / self.total, 1.0) if self.total else 1.0
-        eta = (self.total - rows) / rate if rate and self.total > rows else 0.0
-        filled = int(done * self.WIDTH)
-        bar = "#" * filled + "-" * (self.WIDTH - filled)
-        self.command.stdout.write(
-            f"\r{section}  [{bar}]  {rows:,}/{self.total:,} rows  {rate:,.0f} rows/s  "
-            f"ETA {eta:.0f} s",
-            ending="",
+        progress = console.progress_bar(planned.site)
+        result = build(
+            destination,
+            planned.sources,
+            build_options,
+            planned.site,
+            partial=planned.partial,
+            jobs=options["jobs"],
+            progress=None if progress is None else progress.update,
+            done=console.section_done if progress is None else progress.finish,
         )
-        self.command.stdout.flush()
+        console.report(planned.site, destination, result)
 
-    def finish(self, section: SectionBuild) -> None:
-        if self.section == section.section:
-            # Clear the bar before the final line replaces it.
-            self.command.stdout.write("\r\033[K", ending="")
-        self.section = None
-        self.command.section_done(section)
+
+def failed_sites(failures: list[str], done: int, dry_run: bool) -> str:
+    """One line per site that failed (or ``Site`` row that cannot be a site), and why."""
+    total = len(failures) + done
+    verb = "listed" if dry_run else "built"
+    if done:
+        others = f"the other one was {verb}" if done == 1 else f"the other {done:,} were {verb}"
+        opening = f"The sitemaps of {len(failures):,} of {total:,} sites failed ({others}):"
+    else:
+        opening = f"The sitemaps of {'the site' if total == 1 else f'all {total:,} sites'} failed:"
+    return "\n".join([opening, *(f"- {failure}" for failure in failures)])
+
+
+def interrupted(
+    exc: BuildInterrupted, done: list[str], left: list[str], failures: list[str]
+) -> str:
+    parts = [str(exc)]
+    if done:
+        parts.append(f"Published before: {', '.join(map(repr, done))}.")
+    if left:
+        parts.append(f"Not built: {', '.join(map(repr, left))}.")
+    parts += [f"Failed before: {failure}" for failure in failures]
+    return " ".join(parts)
