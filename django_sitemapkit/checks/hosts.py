@@ -1,0 +1,339 @@
+"""System checks of ``SITEMAPKIT_SITES`` and ``SITEMAPKIT_SITE_SCHEME``, without the
+database: the setting's shape, each site's name and base URL, hosts shared by
+two sites, ``ALLOWED_HOSTS``, and the scheme against the security settings. The
+``Site`` rows of ``SITEMAPKIT_SITES = "django.contrib.sites"`` are judged by the
+database checks (``site_rows``).
+
+A site whose name or base URL is refused is left out of the checks that compare
+sites (hosts shared, ``ALLOWED_HOSTS``, scheme): each bad value gets one finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.apps import apps
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning
+from django.core.exceptions import ImproperlyConfigured
+from django.http.request import validate_host
+
+from django_sitemapkit.base_urls import (
+    EXAMPLE,
+    Origin,
+    base_url_in_use,
+    base_url_problem,
+    base_url_unset,
+)
+from django_sitemapkit.checks.base_url import NOT_AN_ORIGIN, corrected_base_url, https_settings
+from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SITES_FRAMEWORK, SitemapSite, parsed_site
+from django_sitemapkit.names import SITE_NAME
+from django_sitemapkit.sites import SITES_APP, uses_site
+
+SCHEMES = ("https", "http")
+A_DICT = f"a dict of each site's name to its base URL, such as {{'www': {EXAMPLE}}}"
+
+
+def check_site_settings(**kwargs: Any) -> list[CheckMessage]:
+    value = conf.raw("SITES")
+    errors = check_site_scheme()
+    if value is None:
+        return errors + check_scheme_https()
+    errors += check_base_url_too()
+    if value == SITES_FRAMEWORK:
+        return errors + check_sites_app() + check_scheme_https()
+    if not isinstance(value, Mapping) or not value:
+        return errors + check_sites_shape(value)
+    for name, url in value.items():
+        errors += check_site_name(name) + check_site_url(name, url)
+    sites = usable_sites()
+    return errors + check_shared_hosts(sites) + check_allowed_hosts(sites) + check_http(sites)
+
+
+def usable_sites() -> list[SitemapSite]:
+    """The sites of a ``SITEMAPKIT_SITES`` dict whose name and base URL are fit; none
+    if the setting is no dict."""
+    value = conf.raw("SITES")
+    if not isinstance(value, Mapping):
+        return []
+    sites = []
+    for name, url in value.items():
+        try:
+            sites.append(parsed_site(name, url))
+        except ImproperlyConfigured:
+            continue  # reported by check_site_name or check_site_url
+    return sites
+
+
+def check_sites_shape(value: object) -> list[CheckMessage]:
+    """E035: neither a non-empty dict nor ``"django.contrib.sites"``."""
+    why = (
+        "which lists no site"
+        if isinstance(value, Mapping)
+        else (f"neither a dict of site names to base URLs nor {SITES_FRAMEWORK!r}")
+    )
+    return [
+        Error(
+            f"SITEMAPKIT_SITES is {value!r}, {why}.",
+            hint=shape_fix(value),
+            id="sitemapkit.E035",
+        )
+    ]
+
+
+def shape_fix(value: object) -> str:
+    if isinstance(value, str) and value.strip().lower() == SITES_FRAMEWORK:
+        return f"Set SITEMAPKIT_SITES = {SITES_FRAMEWORK!r}."
+    if isinstance(value, str) and base_url_problem(value) is None:
+        used = base_url_in_use(value)
+        return (
+            f"For one site, remove SITEMAPKIT_SITES and set SITEMAPKIT_BASE_URL = {used!r}; "
+            f"for several, set SITEMAPKIT_SITES = {{'www': {used!r}, ...}}."
+        )
+    derived = named_by_host(value)
+    if derived is not None:
+        return f"Set SITEMAPKIT_SITES = {derived!r}: a dict of each site's name to its base URL."
+    return (
+        f"Set SITEMAPKIT_SITES to {A_DICT}, to {SITES_FRAMEWORK!r} for a site per Site "
+        "row, or remove it for one site on SITEMAPKIT_BASE_URL."
+    )
+
+
+def named_by_host(value: object) -> dict[str, str] | None:
+    """A list of base URLs as the dict it means, each site named by its host; ``None``
+    where a URL is refused or two hosts would give one name."""
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    derived: dict[str, str] = {}
+    for url in value:
+        if base_url_problem(url) is not None:
+            return None
+        used = base_url_in_use(url)
+        assert isinstance(used, str)
+        host = Origin.from_url(used).host.removesuffix(".")
+        if not SITE_NAME.fullmatch(host) or host in derived:
+            return None
+        derived[host] = used
+    return derived
+
+
+def check_site_name(name: object) -> list[CheckMessage]:
+    """E036: a name that cannot name a directory (of the site's built files)."""
+    if isinstance(name, str) and SITE_NAME.fullmatch(name):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_SITES names a site {name!r}, which cannot name the directory of its "
+            "built files.",
+            hint="Name each site with 1 to 64 ASCII letters, digits, '.', '-' or '_', "
+            "starting with a letter or digit, such as 'www'.",
+            id="sitemapkit.E036",
+        )
+    ]
+
+
+def check_site_url(name: object, url: object) -> list[CheckMessage]:
+    """E037: a base URL the run time refuses; W012: whitespace around a fit one."""
+    setting = f"SITEMAPKIT_SITES[{name!r}]"
+    problem = "is not a str" if not isinstance(url, str) else base_url_problem(url)
+    if problem is None:
+        used = base_url_in_use(url)
+        if used == url:
+            return []
+        return [
+            Warning(
+                f"The base URL of site {name!r} in SITEMAPKIT_SITES, {url!r}, has whitespace "
+                f"around it: the sitemaps use the value without it, {used!r}.",
+                hint=f"Set {setting} = {used!r}.",
+                id="sitemapkit.W012",
+            )
+        ]
+    corrected = corrected_site_url(url) if isinstance(url, str) else None
+    if corrected is None:
+        hint = f"Set {setting} to the scheme and host the site is served on, such as {EXAMPLE}."
+    else:
+        hint = f"Set {setting} = {corrected!r}."
+    if problem == "carries a path":
+        hint += " For sites deployed under a sub-path, set FORCE_SCRIPT_NAME instead."
+    return [
+        Error(
+            f"The base URL of site {name!r} in SITEMAPKIT_SITES {problem}: {url!r}.",
+            hint=hint,
+            id="sitemapkit.E037",
+        )
+    ]
+
+
+def corrected_site_url(value: str) -> str | None:
+    """The base URL ``value`` means, where that is certain: trimmed, its host in its
+    ASCII form, without a path, query, fragment or credentials."""
+    candidate = corrected_base_url(value)
+    if candidate is None or base_url_problem(candidate) in NOT_AN_ORIGIN:
+        return None
+    return Origin.from_parts(urlsplit(candidate)).url
+
+
+def check_shared_hosts(sites: list[SitemapSite]) -> list[CheckMessage]:
+    """E038: two sites on one host (and port), which a request cannot tell apart;
+    the scheme does not count, as a request is matched without it."""
+    errors: list[CheckMessage] = []
+    first: dict[object, SitemapSite] = {}
+    for site in sites:
+        other = first.setdefault(site.key(), site)
+        if other is site:
+            continue
+        errors.append(
+            Error(
+                f"SITEMAPKIT_SITES gives the sites {other.name!r} ({other.base_url!r}) and "
+                f"{site.name!r} ({site.base_url!r}) the same host: requests for it always "
+                f"get the sitemaps of {other.name!r}.",
+                hint="Give each site a host (or port) of its own: a request selects its site "
+                f"by host and port, never by scheme. Or remove {site.name!r}.",
+                id="sitemapkit.E038",
+            )
+        )
+    return errors
+
+
+def check_base_url_too() -> list[CheckMessage]:
+    """E039: ``SITEMAPKIT_BASE_URL`` set beside ``SITEMAPKIT_SITES``, which replaces it."""
+    value = conf.raw("BASE_URL")
+    if base_url_unset(value):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_SITES and SITEMAPKIT_BASE_URL ({value!r}) are both set: with "
+            "SITEMAPKIT_SITES each site has its own base URL, and SITEMAPKIT_BASE_URL is "
+            "not used.",
+            hint="Remove SITEMAPKIT_BASE_URL (and list its site in SITEMAPKIT_SITES if it has "
+            "sitemaps), or remove SITEMAPKIT_SITES for one site.",
+            id="sitemapkit.E039",
+        )
+    ]
+
+
+def check_sites_app() -> list[CheckMessage]:
+    """E040: a site per ``Site`` row, without the app that has them."""
+    if apps.is_installed(SITES_APP):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_SITES is {SITES_FRAMEWORK!r}, but {SITES_APP} is not in INSTALLED_APPS.",
+            hint=f"Add {SITES_APP!r} to INSTALLED_APPS and run migrate, or set "
+            f"SITEMAPKIT_SITES to {A_DICT}.",
+            id="sitemapkit.E040",
+        )
+    ]
+
+
+def check_site_scheme() -> list[CheckMessage]:
+    """E041: the scheme put before a Site's domain, neither https nor http."""
+    value = conf.raw("SITE_SCHEME")
+    if value in SCHEMES:
+        return []
+    meant = value.strip().lower().removesuffix("://") if isinstance(value, str) else None
+    if meant in SCHEMES:
+        hint = f"Set SITEMAPKIT_SITE_SCHEME = {meant!r}."
+    else:
+        hint = (
+            "Set SITEMAPKIT_SITE_SCHEME = 'https' (or 'http' for sites served without "
+            "TLS), or remove it for 'https'."
+        )
+    return [
+        Error(
+            f"SITEMAPKIT_SITE_SCHEME is {value!r}, not 'https' or 'http'.",
+            hint=hint,
+            id="sitemapkit.E041",
+        )
+    ]
+
+
+def header_host(site: SitemapSite) -> str:
+    """The site's host as ``ALLOWED_HOSTS`` judges a request's (``split_domain_port()``):
+    an IPv6 address in brackets, no final dot."""
+    host = site.origin.host.removesuffix(".")
+    return f"[{host}]" if ":" in host else host
+
+
+def check_allowed_hosts(sites: list[SitemapSite]) -> list[CheckMessage]:
+    """E042, or W013 with DEBUG on (as E004 and W007 are): a site's host that
+    ALLOWED_HOSTS refuses, so that its sitemaps are answered with 400."""
+    # With DEBUG on and ALLOWED_HOSTS empty Django serves localhost only, as in
+    # development: there the check would only be noise.
+    if settings.DEBUG and not settings.ALLOWED_HOSTS:
+        return []
+    errors: list[CheckMessage] = []
+    for site in sites:
+        host = header_host(site)
+        if validate_host(host, settings.ALLOWED_HOSTS):
+            continue
+        message = (
+            f"The host of site {site.name!r} of SITEMAPKIT_SITES, {host!r}, is not accepted "
+            f"by ALLOWED_HOSTS {settings.ALLOWED_HOSTS!r}: requests for its sitemaps are "
+            "answered with 400."
+        )
+        if settings.DEBUG:
+            hint = (
+                "With DEBUG off this is an error (sitemapkit.E042). Give each environment its "
+                "own values: read SITEMAPKIT_SITES from the environment, or add "
+                f"{host!r} to ALLOWED_HOSTS where the site is served on it."
+            )
+            errors.append(Warning(message, hint=hint, id="sitemapkit.W013"))
+        else:
+            hint = (
+                f"Add {host!r} to ALLOWED_HOSTS, or remove site {site.name!r} from "
+                "SITEMAPKIT_SITES if it is not served here."
+            )
+            errors.append(Error(message, hint=hint, id="sitemapkit.E042"))
+    return errors
+
+
+def check_http(sites: list[SitemapSite]) -> list[CheckMessage]:
+    """W014: an http:// site while the security settings serve every host over
+    HTTPS. Not with DEBUG on, for the reason W005 gives (``base_url``)."""
+    saying = https_settings()
+    if settings.DEBUG or not saying:
+        return []
+    errors: list[CheckMessage] = []
+    for site in sites:
+        if site.origin.scheme != "http":
+            continue
+        port = 443 if site.origin.port == 80 else site.origin.port
+        https = Origin("https", site.origin.host, port).url
+        errors.append(
+            Warning(
+                f"Site {site.name!r} of SITEMAPKIT_SITES is on {site.base_url!r}, an http:// "
+                f"URL, but {said(saying)} the site is served over HTTPS: every URL of its "
+                "sitemaps would point at http://, which answers with a redirect instead of "
+                "the page.",
+                hint=f"Set SITEMAPKIT_SITES[{site.name!r}] = {https!r}.",
+                id="sitemapkit.W014",
+            )
+        )
+    return errors
+
+
+def check_scheme_https() -> list[CheckMessage]:
+    """W014 for ``SITEMAPKIT_SITE_SCHEME = "http"`` where Site rows give the hosts."""
+    saying = https_settings()
+    if settings.DEBUG or not saying or conf.raw("SITE_SCHEME") != "http":
+        return []
+    if conf.raw("SITES") != SITES_FRAMEWORK and not uses_site():
+        return []  # no Site's domain is used
+    return [
+        Warning(
+            f"SITEMAPKIT_SITE_SCHEME is 'http', but {said(saying)} the site is served over "
+            "HTTPS: every URL of the sitemaps built on a Site's domain would point at "
+            "http://, which answers with a redirect instead of the page.",
+            hint="Set SITEMAPKIT_SITE_SCHEME = 'https', or remove it.",
+            id="sitemapkit.W014",
+        )
+    ]
+
+
+def said(saying: list[str]) -> str:
+    verb = "says" if len(saying) == 1 else "say"
+    return f"{' and '.join(saying)} {verb}"
