@@ -173,7 +173,8 @@ def corrected_site_url(value: str) -> str | None:
     candidate = corrected_base_url(value)
     if candidate is None or base_url_problem(candidate) in NOT_AN_ORIGIN:
         return None
-    return Origin.from_parts(urlsplit(candidate)).url
+    corrected = Origin.from_parts(urlsplit(candidate)).url
+    return corrected if base_url_problem(corrected) is None else None
 
 
 def check_shared_hosts(sites: list[SitemapSite]) -> list[CheckMessage]:

@@ -18,7 +18,7 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.core.checks import CheckMessage, Warning
-from django.db import DatabaseError
+from django.db import DatabaseError, router, transaction
 from django.http.request import validate_host
 
 from django_sitemapkit.checks.declarations import describe, is_strings
@@ -37,8 +37,13 @@ def check_site_rows(databases: Iterable[str] | None = None, **kwargs: Any) -> li
         return []
     if conf.raw("SITE_SCHEME") not in SCHEMES:
         return []  # every row would be refused for it: sitemapkit.E041 says why
+    from django.contrib.sites.models import Site
+
     try:
-        sites, unusable = framework_sites()
+        # In a savepoint: a failed query must not break a transaction the check
+        # runs in (PostgreSQL refuses every statement after one).
+        with transaction.atomic(using=router.db_for_read(Site)):
+            sites, unusable = framework_sites()
     except DatabaseError:
         return []  # no table yet
     if not sites and not unusable:
