@@ -8,8 +8,9 @@ never reused; the README's table lists every one.
   (E001-E004, E032, E034, W005, W007, W008);
 - ``sites``: the base URL against ``django.contrib.sites``, in the database
   (W001, W009, W010);
-- ``hosts``: ``SITEMAPKIT_SITES`` and ``SITEMAPKIT_SITE_SCHEME`` (E035-E042,
-  W012-W014);
+- ``hosts``: ``SITEMAPKIT_SITES``, each site's name and base URL
+  (E035-E040, W012), with ``served_hosts`` for ``SITEMAPKIT_SITE_SCHEME``,
+  ``ALLOWED_HOSTS`` and HTTPS (E041, E042, W013, W014);
 - ``site_rows``: the ``Site`` rows of ``SITEMAPKIT_SITES = "django.contrib.sites"``,
   in the database (W016-W020);
 - ``files``: the settings of pre-rendered files (E018-E025);

@@ -22,7 +22,7 @@ from django.db import DatabaseError, router, transaction
 from django.http.request import validate_host
 
 from django_sitemapkit.checks.declarations import describe, is_strings
-from django_sitemapkit.checks.hosts import SCHEMES, header_host
+from django_sitemapkit.checks.served_hosts import SCHEMES, header_host
 from django_sitemapkit.checks.source_sites import listing, spelled
 from django_sitemapkit.conf import conf
 from django_sitemapkit.configured_sites import SITES_FRAMEWORK, SitemapSite, framework_sites
