@@ -1,5 +1,5 @@
-"""Checks of SITEMAPKIT_SITES and SITEMAPKIT_SITE_SCHEME without the database
-(checks/hosts.py), and the base URL's checks left silent beside them."""
+"""Checks of SITEMAPKIT_SITES without the database (checks/hosts.py), and the base
+URL's checks left silent beside it."""
 
 from __future__ import annotations
 
@@ -98,10 +98,27 @@ def test_e035_neither_a_dict_nor_the_sites_framework(value: object, why: str, hi
         assert check_settings() == []
 
 
-@override_settings(SITEMAPKIT_BASE_URL=None, SITEMAPKIT_SITES={})
-def test_e035_is_registered() -> None:
-    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E035\) SITEMAPKIT_SITES is \{\}"):
+@pytest.mark.parametrize(
+    ("sites", "shown"),
+    [
+        ({}, ["E035) SITEMAPKIT_SITES is {}"]),
+        (
+            {"a b": "https://a.example.com", "c": "https://www.example.com/x", **TWO},
+            ["E036) SITEMAPKIT_SITES names a site 'a b'", "E037) The base URL of site 'c'"],
+        ),
+        (
+            {"www": "https://www.example.com\n", "again": "http://www.example.com"},
+            ["W012) The base URL of site 'www'", "E038) SITEMAPKIT_SITES gives the sites"],
+        ),
+    ],
+)
+def test_registered(sites: object, shown: list[str]) -> None:
+    # SITEMAPKIT_BASE_URL is left set, as the test settings have it: E039 too.
+    settings = override_settings(SITEMAPKIT_SITES=sites, ALLOWED_HOSTS=HOSTS)
+    with settings, pytest.raises(SystemCheckError) as raised:
         call_command("check")
+    for text in [*shown, "E039) SITEMAPKIT_SITES and SITEMAPKIT_BASE_URL"]:
+        assert f"(sitemapkit.{text}" in str(raised.value)
 
 
 # -- E036, E037, W012: each site's name and base URL -----------------------------------
@@ -247,42 +264,4 @@ def test_e040_the_sites_framework_not_installed() -> None:
     )
     assert check_site_settings() == [e040]
     with pytest.raises(SystemCheckError, match=r"sitemapkit\.E040\) SITEMAPKIT_SITES is 'django"):
-        call_command("check")
-
-
-# -- E041: SITEMAPKIT_SITE_SCHEME --------------------------------------------------------
-
-ANY_SCHEME = (
-    "Set SITEMAPKIT_SITE_SCHEME = 'https' (or 'http' for sites served without TLS), or "
-    "remove it for 'https'."
-)
-
-
-@pytest.mark.parametrize(
-    ("value", "hint"),
-    [
-        ("ftp", ANY_SCHEME),
-        (None, ANY_SCHEME),
-        ("", ANY_SCHEME),
-        ("HTTPS", "Set SITEMAPKIT_SITE_SCHEME = 'https'."),
-        ("http://", "Set SITEMAPKIT_SITE_SCHEME = 'http'."),
-    ],
-)
-@pytest.mark.parametrize("sites", [None, "django.contrib.sites"])
-def test_e041_site_scheme(value: object, hint: str, sites: object) -> None:
-    with override_settings(
-        SITEMAPKIT_BASE_URL=None, SITEMAPKIT_SITES=sites, SITEMAPKIT_SITE_SCHEME=value
-    ):
-        assert check_site_settings() == [
-            Error(
-                f"SITEMAPKIT_SITE_SCHEME is {value!r}, not 'https' or 'http'.",
-                hint=hint,
-                id="sitemapkit.E041",
-            )
-        ]
-
-
-@override_settings(SITEMAPKIT_SITE_SCHEME="ftp")
-def test_e041_is_registered() -> None:
-    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E041\) SITEMAPKIT_SITE_SCHEME is"):
         call_command("check")

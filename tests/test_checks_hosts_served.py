@@ -1,5 +1,6 @@
-"""Checks of how each site of SITEMAPKIT_SITES is served (checks/hosts.py):
-ALLOWED_HOSTS (E042, W013) and the scheme against the security settings (W014)."""
+"""Checks of how each site is served (checks/served_hosts.py): ALLOWED_HOSTS
+(E042, W013), SITEMAPKIT_SITE_SCHEME (E041) and the scheme against the security
+settings (W014)."""
 
 from __future__ import annotations
 
@@ -93,6 +94,44 @@ def test_w013_is_registered_and_does_not_stop_commands() -> None:
     out = StringIO()
     call_command("check", stdout=out, stderr=out)
     assert "(sitemapkit.W013) The host of site 'v6' of SITEMAPKIT_SITES" in out.getvalue()
+
+
+# -- E041: SITEMAPKIT_SITE_SCHEME --------------------------------------------------------
+
+ANY_SCHEME = (
+    "Set SITEMAPKIT_SITE_SCHEME = 'https' (or 'http' for sites served without TLS), or "
+    "remove it for 'https'."
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [
+        ("ftp", ANY_SCHEME),
+        (None, ANY_SCHEME),
+        ("", ANY_SCHEME),
+        ("HTTPS", "Set SITEMAPKIT_SITE_SCHEME = 'https'."),
+        ("http://", "Set SITEMAPKIT_SITE_SCHEME = 'http'."),
+    ],
+)
+@pytest.mark.parametrize("sites", [None, "django.contrib.sites"])
+def test_e041_site_scheme(value: object, hint: str, sites: object) -> None:
+    with override_settings(
+        SITEMAPKIT_BASE_URL=None, SITEMAPKIT_SITES=sites, SITEMAPKIT_SITE_SCHEME=value
+    ):
+        assert check_site_settings() == [
+            Error(
+                f"SITEMAPKIT_SITE_SCHEME is {value!r}, not 'https' or 'http'.",
+                hint=hint,
+                id="sitemapkit.E041",
+            )
+        ]
+
+
+@override_settings(SITEMAPKIT_SITE_SCHEME="ftp")
+def test_e041_is_registered() -> None:
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E041\) SITEMAPKIT_SITE_SCHEME is"):
+        call_command("check")
 
 
 # -- W014: http:// while the security settings say HTTPS ------------------------------
