@@ -15,9 +15,11 @@ class SitemapkitConfig(AppConfig):
         # Like the admin: every installed app's sitemaps.py registers its sources.
         autodiscover_modules("sitemaps")
         checks.register(sitemap_checks.check_settings)
+        checks.register(sitemap_checks.check_site_settings)
         checks.register(sitemap_checks.check_sources)
         checks.register(sitemap_checks.check_discovery)
         checks.register(sitemap_checks.check_urls, checks.Tags.urls)
         checks.register(sitemap_checks.check_middleware, checks.Tags.urls)
         checks.register(sitemap_checks.check_compat_templates, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)
+        checks.register(sitemap_checks.check_site_rows, checks.Tags.database)

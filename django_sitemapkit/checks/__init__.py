@@ -8,9 +8,16 @@ never reused; the README's table lists every one.
   (E001-E004, E032, E034, W005, W007, W008);
 - ``sites``: the base URL against ``django.contrib.sites``, in the database
   (W001, W009, W010);
+- ``hosts``: ``SITEMAPKIT_SITES``, each site's name and base URL
+  (E035-E040, W012), with ``served_hosts`` for ``SITEMAPKIT_SITE_SCHEME``,
+  ``ALLOWED_HOSTS`` and HTTPS (E041, E042, W013, W014);
+- ``site_rows``: the ``Site`` rows of ``SITEMAPKIT_SITES = "django.contrib.sites"``,
+  in the database (W016-W020);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
-- ``sources``: each source's declarations (E005-E011, E013-E015, E017);
+- ``sources``: each source's declarations (E006-E011, E013-E015, E017), with
+  ``source_sites`` for the sites it lists on and the host of its absolute URLs
+  (E005, E043, W015);
 - ``declarations``: the kind of each documented declaration and hook (E031);
 - ``extensions``: languages, alternates, images, videos, news (E026-E029);
 - ``urls``: the URLconf and middleware (E033, W002-W004), with ``scope``
@@ -22,7 +29,9 @@ from __future__ import annotations
 
 from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.discovery import check_discovery
+from django_sitemapkit.checks.hosts import check_site_settings
 from django_sitemapkit.checks.settings import check_settings
+from django_sitemapkit.checks.site_rows import check_site_rows
 from django_sitemapkit.checks.sites import check_sites_framework
 from django_sitemapkit.checks.sources import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
@@ -32,6 +41,8 @@ __all__ = [
     "check_discovery",
     "check_middleware",
     "check_settings",
+    "check_site_rows",
+    "check_site_settings",
     "check_sites_framework",
     "check_sources",
     "check_urls",

@@ -100,7 +100,21 @@ def sequence(attribute: str, items: str, *, none: str | None = None) -> Kind:
     return Kind(accepts, expected, hint)
 
 
+def site_names(value: object) -> str:
+    if isinstance(value, str):
+        return f"Set sites = [{value!r}]: a list of site names, not one string."
+    return (
+        "Set sites to a list of the names of the sites that list the source, such as "
+        "['www'], or to None to list it on every site."
+    )
+
+
 KINDS: Mapping[str, Kind] = {
+    "sites": Kind(
+        lambda value: value is None or is_strings(value),
+        "a list or tuple of site names (str) or None",
+        site_names,
+    ),
     "i18n": flag("i18n", "to list each row once per language", "for one URL per row"),
     "languages": sequence(
         "languages",
@@ -147,6 +161,8 @@ HOOK_HINTS = {
     "path, or remove it to build locations from url_name or get_absolute_url().",
     (SitemapSource, "get_queryset"): "Define get_queryset(self) as a method returning a "
     "queryset, or remove it to list the rows of queryset.",
+    (SitemapSource, "get_site_queryset"): "Define get_site_queryset(self, site) as a method "
+    "returning a queryset, or remove it to list the rows of get_queryset() on every site.",
     (StaticSource, "location"): "Define location(self, row) as a method returning the page's "
     "path, or remove it to build locations from urls.",
 }

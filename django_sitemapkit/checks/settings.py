@@ -1,7 +1,8 @@
 """System checks of the ``SITEMAPKIT_*`` settings of every site: the base URL (its
 checks live in ``base_url``), the limits, strictness and news age. The settings of
 pre-rendered files are checked in ``files``; the base URL against
-``django.contrib.sites``, a database check, in ``sites``.
+``django.contrib.sites``, a database check, in ``sites``; ``SITEMAPKIT_SITES``,
+which replaces the base URL with one per site, in ``hosts``.
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from django.core.checks import CheckMessage, Error
 from django_sitemapkit.checks.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.checks.files import check_file_settings
 from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.hosts import several_sites
 
 
 def check_settings(**kwargs: Any) -> list[CheckMessage]:
-    errors = check_base_url() + check_limit() + check_strict()
-    if not errors:
-        errors += check_allowed_hosts()
-    return errors + check_https() + check_file_settings() + check_news_max_age()
+    if several_sites():
+        # Each site has its own base URL (checked in ``hosts``); SITEMAPKIT_BASE_URL
+        # and SITE_ID are not used.
+        errors = check_limit() + check_strict()
+    else:
+        errors = check_base_url() + check_limit() + check_strict()
+        if not errors:
+            errors += check_allowed_hosts()
+        errors += check_https()
+    return errors + check_file_settings() + check_news_max_age()
 
 
 def check_news_max_age() -> list[CheckMessage]:

@@ -2,7 +2,8 @@
 ``SITEMAPKIT_BASE_URL`` set: whether the current Site names the same host (W001).
 Left unset, the Site's domain is the base URL's host (``sites.py``): whether it
 can be one (W010), and whether it is still the placeholder ``migrate`` gave the
-first Site (W009).
+first Site (W009). With ``SITEMAPKIT_SITES`` set, none of this applies: the Site
+rows of its ``"django.contrib.sites"`` value are judged in ``site_rows``.
 
 Registered with the database tag: Django runs these in ``migrate`` and in
 ``check --database``, where a query is expected. Before the first ``migrate``
@@ -22,7 +23,7 @@ from django.http.request import split_domain_port
 
 from django_sitemapkit.base_urls import base_url_problem
 from django_sitemapkit.conf import conf
-from django_sitemapkit.hosts import default_site
+from django_sitemapkit.hosts import default_site, several_sites
 from django_sitemapkit.sites import (
     SITES_APP,
     UnusableSite,
@@ -38,8 +39,8 @@ PLACEHOLDER_DOMAIN = "example.com"
 def check_sites_framework(
     databases: Iterable[str] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    if not databases or not apps.is_installed(SITES_APP):
-        return []
+    if not databases or not apps.is_installed(SITES_APP) or several_sites():
+        return []  # SITEMAPKIT_SITES: each Site row is judged in site_rows
     if uses_site():
         return check_site_domain()
     if base_url_problem(conf.BASE_URL) is not None:

@@ -1,27 +1,25 @@
 """System checks of each registered source's declarations: its name, constants,
-queryset, field paths, URL names and static pages.
+queryset, field paths, URL names and static pages; its sites, and the hosts of
+its absolute URLs, in ``source_sites``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.core.checks import CheckMessage, Error
-from django.core.exceptions import FieldError, ImproperlyConfigured
+from django.core.exceptions import FieldError
 from django.urls import NoReverseMatch
 
-from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.checks.declarations import check_kinds, describe
 from django_sitemapkit.checks.extensions import check_extensions
-from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.checks.source_sites import check_fixed_url, check_source_sites
+from django_sitemapkit.conf import MAX_URLS
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.hosts import default_site
 from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.resolution import namespaced_resolver
-from django_sitemapkit.sites import uses_site
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     Field,
@@ -79,6 +77,7 @@ def check_source(source: BaseSource) -> list[CheckMessage]:
     if errors:
         return errors  # the checks below read these declarations as documented
     errors = check_limit_attribute(source) + check_constants(source) + check_extensions(source)
+    errors += check_source_sites(source)
     if isinstance(source, SitemapSource):
         errors += check_queryset_source(source)
     elif isinstance(source, StaticSource):
@@ -228,32 +227,6 @@ def check_static_source(source: StaticSource) -> list[CheckMessage]:
         elif page.path is not None:
             errors += check_fixed_url(source, page.path)
     return errors
-
-
-def check_fixed_url(source: BaseSource, url: str) -> list[CheckMessage]:
-    if url.startswith("/") and not url.startswith("//"):
-        return []
-    if uses_site():
-        # The host to compare with is the Site's, in the database, which this
-        # check must not read; the run time still skips a URL on another host.
-        return []
-    try:
-        origin = Origin.from_parts(urlsplit(url))
-        expected = default_site().origin
-    except (ValueError, ImproperlyConfigured):
-        origin, expected = None, None
-    if origin is not None and origin == expected:
-        return []
-    return [
-        Error(
-            f"{describe(source)} lists the URL {url!r}, which is not on SITEMAPKIT_BASE_URL "
-            f"{conf.BASE_URL!r}.",
-            hint="A sitemap lists URLs of one host only: list a path starting with '/', "
-            "or remove the URL.",
-            obj=type(source),
-            id="sitemapkit.E005",
-        )
-    ]
 
 
 def check_url_name(source: BaseSource, url_name: str, kwargs: set[str]) -> list[CheckMessage]:
