@@ -14,10 +14,15 @@ from django.core.checks import CheckMessage, Error
 from django_sitemapkit.checks.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.checks.files import check_file_settings
 from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.hosts import several_sites
 
 
 def check_settings(**kwargs: Any) -> list[CheckMessage]:
-    errors = check_base_url() + check_limit() + check_strict()
+    errors = check_limit() + check_strict()
+    if several_sites():
+        # SITEMAPKIT_BASE_URL is not read: each site of SITEMAPKIT_SITES has its own.
+        return errors + check_file_settings() + check_news_max_age()
+    errors = check_base_url() + errors
     if not errors:
         errors += check_allowed_hosts()
     return errors + check_https() + check_file_settings() + check_news_max_age()
