@@ -412,7 +412,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{'; '.join(done)}; every document valid and on its own host, robots.txt and the "
         "HTML sitemap of each site name its own, counts match the database, conditional GET "
         "answers 304, an unknown page is a 404 without the debug page, contrib's old page "
-        f"URL is a 301{'; the same bytes as the built files' if args.files is not None else ''}; "
+        "URL is a 301 where the site lists the section (a 404 elsewhere)"
+        f"{'; the same bytes as the built files' if args.files is not None else ''}; "
         f"HTTP checks took {time.perf_counter() - started:.1f} s"
     )
     print(f"\nAll checks passed: {summary}.")
