@@ -7,19 +7,27 @@
 # virtualenv in example_project/.venv (reused by later runs), installs this
 # repository and the demo's tools into it, migrates and seeds an SQLite
 # database with 100,000 posts, runs the system checks, pre-renders the sitemaps
-# with `build_sitemaps --validate` into SITEMAPKIT_OUTPUT_DIR and checks the
-# files (demo_files_check.py built), builds again to show nothing changes,
-# starts the development server on a free port, with DEBUG off, and checks the
-# sitemaps over HTTP (demo_check.py, which also compares them with the files,
-# and checks that an unknown sitemap URL is a 404 without the debug page), then serves
-# again with SITEMAPKIT_SERVE=files and checks that the files' bytes are what
-# is sent (demo_files_check.py served).
+# of both sites with `build_sitemaps --validate` into SITEMAPKIT_OUTPUT_DIR/<site>/
+# and checks the files (demo_files_check.py built), builds again to show nothing
+# changes, starts the development server on a free port, with DEBUG off, and
+# checks the sitemaps of both sites over HTTP, each through its own Host header
+# (demo_check.py: each host lists only its own URLs and names its own index in
+# robots.txt and its HTML sitemap; the documents are the files' bytes; an
+# unknown sitemap URL, or a host that is no site's, is a 404 without the debug
+# page), then serves again with SITEMAPKIT_SERVE=files and checks that the files'
+# bytes are what is sent (demo_files_check.py served).
 # Any failure stops it with a non-zero exit status; the server is always stopped.
 #
+# The two sites, www (the blog) and shop, are www.localhost:PORT and
+# shop.localhost:PORT (SITEMAPKIT_SITES, from EXAMPLE_WWW_URL and
+# EXAMPLE_SHOP_URL); the server listens on 127.0.0.1 and the requests carry the
+# site's host, so nothing needs to resolve those names.
+#
 # Environment: PYTHON (default python3), PORT (default: a free port),
-# DJANGO_DEBUG (set to 0 here, whatever it was),
-# SEED_ROWS (default 100000), SITEMAPKIT_OUTPUT_DIR (default
-# example_project/public/sitemaps; see mysite/settings.py).
+# DJANGO_DEBUG (set to 0 here, whatever it was), SITEMAPKIT_BASE_URL (unset
+# here: it would make the project one site), SEED_ROWS (default 100000),
+# SITEMAPKIT_OUTPUT_DIR (default example_project/public/sitemaps; see
+# mysite/settings.py).
 
 set -Eeuo pipefail
 
@@ -135,18 +143,24 @@ fi
 lxml_version = ".".join(map(str, lxml.etree.LXML_VERSION[:3]))
 print(f"Django {django.get_version()}, factory-boy {factory.__version__}, lxml {lxml_version}")'
 
-# -- 3. Port and base URL (every <loc> is built on SITEMAPKIT_BASE_URL) ------------
+# -- 3. Port and the sites' base URLs (every <loc> is built on its site's) -------
 PORT="${PORT:-$("$VPY" -c 'import socket
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])
 s.close()')}"
-export SITEMAPKIT_BASE_URL="http://127.0.0.1:$PORT"
+SERVER="http://127.0.0.1:$PORT"
+export EXAMPLE_WWW_URL="http://www.localhost:$PORT"
+export EXAMPLE_SHOP_URL="http://shop.localhost:$PORT"
+# Set, it would make the project one site (mysite/settings.py).
+unset SITEMAPKIT_BASE_URL
+SITES=(--site "www=$EXAMPLE_WWW_URL" --site "shop=$EXAMPLE_SHOP_URL")
 export PYTHONUNBUFFERED=1
 # As in production: DEBUG off (mysite/settings.py reads DJANGO_DEBUG, 1 by
 # default for a developer), so a 404 is the plain page, not Django's debug page
 # listing every URL pattern; demo_check.py checks it. ALLOWED_HOSTS has
-# 127.0.0.1, localhost and the base URL's host.
+# 127.0.0.1, localhost (which are no site's: demo_check.py checks their 404s)
+# and the two sites' hosts.
 export DJANGO_DEBUG=0
 
 # -- 4. Database ------------------------------------------------------------------
@@ -156,7 +170,7 @@ manage migrate --noinput
 step "seed --clear --rows $SEED_ROWS"
 manage seed --clear --rows "$SEED_ROWS"
 
-step "check (SITEMAPKIT_BASE_URL=$SITEMAPKIT_BASE_URL)"
+step "check (SITEMAPKIT_SITES: www=$EXAMPLE_WWW_URL, shop=$EXAMPLE_SHOP_URL)"
 manage check --fail-level WARNING
 
 # -- 5. Pre-rendered files ----------------------------------------------------------
@@ -164,34 +178,52 @@ manage check --fail-level WARNING
 OUTPUT_DIR="$(cd "$HERE" && DJANGO_SETTINGS_MODULE=mysite.settings "$VPY" -c \
     'from django.conf import settings; print(settings.SITEMAPKIT_OUTPUT_DIR)')"
 
-step "build_sitemaps --validate (into $OUTPUT_DIR)"
-manage build_sitemaps --validate
+step "build_sitemaps --validate (into $OUTPUT_DIR/www and $OUTPUT_DIR/shop)"
+# With several sites the command builds each into a directory named after it.
+# A django_sitemapkit whose command builds one site only says so, and stops:
+# the demo then checks the sites over HTTP alone, and says SKIPPED for the files.
+BUILT=1
+if ! manage build_sitemaps --validate 2>&1 | tee "$BUILD_LOG"; then
+    if ! grep -q "SITEMAPKIT_SITES lists several sites, so a sitemap is built for one" "$BUILD_LOG"; then
+        echo "build_sitemaps failed (see above)." >&2
+        exit 1
+    fi
+    BUILT=0
+    echo "SKIPPED: this django_sitemapkit's build_sitemaps builds one site only; the files" \
+        "are neither built nor checked, nor served."
+    echo "build SKIPPED: this build_sitemaps cannot build several sites" >"$FILES_SUMMARY"
+fi
 
-step "Check the built files (demo_files_check.py built)"
-files_check built "$OUTPUT_DIR" --base-url "$SITEMAPKIT_BASE_URL" --summary-file "$FILES_SUMMARY"
+if ((BUILT)); then
+    step "Check the built files of each site (demo_files_check.py built)"
+    files_check built "$OUTPUT_DIR" "${SITES[@]}" --summary-file "$FILES_SUMMARY"
 
-step "build_sitemaps --validate again: the same data gives the same bytes"
-files_check snapshot "$OUTPUT_DIR" >"$SNAPSHOT"
-FILE_COUNT="$(wc -l <"$SNAPSHOT" | tr -d ' ')"
-manage build_sitemaps --validate | tee "$BUILD_LOG"
-UNCHANGED="$(sed -nE 's/^Published to .*: 0 written, ([0-9,]+) unchanged, 0 removed\.$/\1/p' "$BUILD_LOG" | tr -d ,)"
-if [[ "$UNCHANGED" != "$FILE_COUNT" ]]; then
-    echo "Expected the second build to report '0 written, $FILE_COUNT unchanged, 0 removed'." >&2
-    exit 1
+    step "build_sitemaps --validate again: the same data gives the same bytes"
+    files_check snapshot "$OUTPUT_DIR" >"$SNAPSHOT"
+    FILE_COUNT="$(wc -l <"$SNAPSHOT" | tr -d ' ')"
+    manage build_sitemaps --validate | tee "$BUILD_LOG"
+    # One "Published to" line per site; every file of every site is unchanged.
+    UNCHANGED="$(sed -nE 's/^Published to .*: 0 written, ([0-9,]+) unchanged, 0 removed\.$/\1/p' "$BUILD_LOG" \
+        | tr -d , | awk '{ total += $1 } END { print total + 0 }')"
+    if [[ "$UNCHANGED" != "$FILE_COUNT" ]] || grep -E '^Published to .*: [1-9][0-9,]* written' "$BUILD_LOG"; then
+        echo "Expected the second build to report '0 written, N unchanged, 0 removed' for each" \
+            "site, $FILE_COUNT unchanged in all." >&2
+        exit 1
+    fi
+    if ! files_check snapshot "$OUTPUT_DIR" | diff -u "$SNAPSHOT" -; then
+        echo "The second build changed the files above (- before, + after)." >&2
+        exit 1
+    fi
+    echo "The second build wrote nothing: all $FILE_COUNT files have the same SHA-256 and modification time."
+    echo "A build from scratch into an empty directory ($FRESH_BUILD):"
+    manage build_sitemaps --output "$FRESH_BUILD" --verbosity 0
+    if ! diff -u <(files_check snapshot --bytes-only "$OUTPUT_DIR") \
+        <(files_check snapshot --bytes-only "$FRESH_BUILD"); then
+        echo "A build from scratch gave other bytes (- $OUTPUT_DIR, + $FRESH_BUILD)." >&2
+        exit 1
+    fi
+    echo "    the same $FILE_COUNT files, byte for byte, gzip included."
 fi
-if ! files_check snapshot "$OUTPUT_DIR" | diff -u "$SNAPSHOT" -; then
-    echo "The second build changed the files above (- before, + after)." >&2
-    exit 1
-fi
-echo "The second build wrote nothing: all $FILE_COUNT files have the same SHA-256 and modification time."
-echo "A build from scratch into an empty directory ($FRESH_BUILD):"
-manage build_sitemaps --output "$FRESH_BUILD" --verbosity 0
-if ! diff -u <(files_check snapshot --bytes-only "$OUTPUT_DIR") \
-    <(files_check snapshot --bytes-only "$FRESH_BUILD"); then
-    echo "A build from scratch gave other bytes (- $OUTPUT_DIR, + $FRESH_BUILD)." >&2
-    exit 1
-fi
-echo "    the same $FILE_COUNT files, byte for byte, gzip included."
 
 # -- 6. Server, answering from the database ---------------------------------------
 start_server() {
@@ -220,9 +252,16 @@ stop_server() {
 step "runserver 127.0.0.1:$PORT --noreload (in the background, SITEMAPKIT_SERVE=database)"
 start_server database
 
-step "Fetch and validate the sitemaps (demo_check.py), and compare them with the files"
-"$VPY" "$HERE/demo_check.py" "$SITEMAPKIT_BASE_URL" \
-    --server-pid "$SERVER_PID" --summary-file "$SUMMARY_FILE" --files "$OUTPUT_DIR"
+# With the built files, each document served is compared with its file.
+FILES_ARGS=(--unknown-host "127.0.0.1:$PORT")
+COMPARED=""
+if ((BUILT)); then
+    FILES_ARGS+=(--files "$OUTPUT_DIR")
+    COMPARED=", and compare them with the files"
+fi
+step "Fetch and validate both sites' sitemaps (demo_check.py)$COMPARED"
+"$VPY" "$HERE/demo_check.py" "$SERVER" "${SITES[@]}" "${FILES_ARGS[@]}" \
+    --server-pid "$SERVER_PID" --summary-file "$SUMMARY_FILE"
 
 step "Stop the server"
 stop_server
@@ -244,7 +283,7 @@ if ((HAS_FILE_MODE != 0 && HAS_FILE_MODE != 3)); then
     echo "Could not tell whether django_sitemapkit can serve the files (see above)." >&2
     exit 1
 fi
-if ((HAS_FILE_MODE == 0)); then
+if ((HAS_FILE_MODE == 0 && BUILT)); then
     step "check with SITEMAPKIT_SERVE=files"
     SITEMAPKIT_SERVE=files manage check --fail-level WARNING
 
@@ -252,11 +291,15 @@ if ((HAS_FILE_MODE == 0)); then
     start_server files
 
     step "Fetch with SITEMAPKIT_SERVE=files, compare with the files (demo_files_check.py served)"
-    files_check served "$SITEMAPKIT_BASE_URL" "$OUTPUT_DIR" \
+    files_check served "$SERVER" "$OUTPUT_DIR" "${SITES[@]}" \
         --server-pid "$SERVER_PID" --summary-file "$SERVED_SUMMARY"
 
     step "Stop the server"
     stop_server
+elif ((!BUILT)); then
+    step "SITEMAPKIT_SERVE=files"
+    echo "SKIPPED: no files were built (see build_sitemaps above)."
+    echo "file mode SKIPPED: no files were built" >"$SERVED_SUMMARY"
 else
     step "SITEMAPKIT_SERVE=files"
     echo "SKIPPED: this django_sitemapkit has no file serving (django_sitemapkit.serving" \
@@ -267,7 +310,11 @@ finish_step
 
 printf '\nSUCCESS in %s s: seeded %s posts;\n' \
     "$(elapsed "$STARTED")" "$("$VPY" -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$SEED_ROWS")"
-printf '  build_sitemaps --validate: %s; built again: 0 written, %s unchanged; from scratch: the same bytes\n' \
-    "$(cat "$FILES_SUMMARY")" "$FILE_COUNT"
+if ((BUILT)); then
+    printf '  build_sitemaps --validate: %s; built again: 0 written, %s unchanged; from scratch: the same bytes\n' \
+        "$(cat "$FILES_SUMMARY")" "$FILE_COUNT"
+else
+    printf '  %s\n' "$(cat "$FILES_SUMMARY")"
+fi
 printf '  HTTP, SITEMAPKIT_SERVE=database: %s\n' "$(cat "$SUMMARY_FILE")"
 printf '  HTTP, SITEMAPKIT_SERVE=files: %s\n' "$(cat "$SERVED_SUMMARY")"

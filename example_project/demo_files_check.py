@@ -2,24 +2,31 @@
 
 Usage::
 
-    python demo_files_check.py built DIR --base-url URL [--summary-file PATH]
+    python demo_files_check.py built DIR --site NAME=BASE_URL [--site ...] [--summary-file PATH]
     python demo_files_check.py snapshot DIR [--bytes-only]
-    python demo_files_check.py served BASE_URL DIR [--server-pid PID] [--summary-file PATH]
+    python demo_files_check.py served SERVER DIR --site NAME=BASE_URL [--site ...]
+        [--server-pid PID] [--summary-file PATH]
+
+DIR is ``SITEMAPKIT_OUTPUT_DIR``. With several sites each has its files in a
+directory of its own, ``DIR/<site name>/``; with one site they are in DIR.
 
 ``built``
-    every ``.xml`` in DIR is valid against the package's schemas (the index
+    for each site: every ``.xml`` in its directory is valid against the package's schemas (the index
     against ``siteindex.xsd``, the pages against ``sitemap.xsd``); every ``.xml``
     has a ``.xml.gz`` sibling that decompresses to its exact bytes (and has no
     time stamp or file name in its header, so it is deterministic); the index
     names exactly the page files on disk, each with the newest ``lastmod`` of
-    that page; the URL counts match the database; no staged file is left over.
+    that page; every location is on the site's own host; the URL counts match
+    the database; no staged file is left over.
 ``snapshot``
-    one line per sitemap file: SHA-256, size, modification time (not with
-    ``--bytes-only``) and name, for ``diff`` to compare two builds.
+    one line per sitemap file in DIR and its site directories: SHA-256, size,
+    modification time (not with ``--bytes-only``) and path, for ``diff`` to
+    compare two builds.
 ``served``
-    with the server running ``SITEMAPKIT_SERVE=files``: ``/sitemap.xml`` and every
-    page, fetched without and with ``Accept-Encoding: gzip`` and as ``.xml.gz``, are
-    the bytes of the files in DIR (the ``.gz`` file's bytes, with
+    with the server at SERVER running ``SITEMAPKIT_SERVE=files``: for each site
+    (its host in the ``Host`` header), ``/sitemap.xml`` and every page, fetched
+    without and with ``Accept-Encoding: gzip`` and as ``.xml.gz``, are
+    the bytes of the site's files (the ``.gz`` file's bytes, with
     ``Content-Encoding: gzip``, when gzip is accepted); a conditional GET answers
     304; a page that was not built is a 404.
 
@@ -41,15 +48,16 @@ from pathlib import Path
 
 from lxml import etree
 
-from demo_check import (
+from demo_check import Listing, check_counts, section_of
+from demo_http import (
     NS,
     CheckFailed,
-    Listing,
     Response,
-    check_counts,
+    Site,
+    connect_to,
     fetch,
     load_schema,
-    section_of,
+    site_argument,
     wait_until_up,
 )
 
@@ -128,9 +136,12 @@ def check_directory(directory: Path) -> list[Path]:
     return [p for p in files if not p.name.endswith(GZ)]
 
 
-def check_page_file(path: Path, schema: etree.XMLSchema) -> BuiltPage:
+def check_page_file(path: Path, schema: etree.XMLSchema, base_url: str) -> BuiltPage:
     root = parse_valid_file(path, schema, "sitemap.xsd")
     locs = [str(loc).strip() for loc in root.xpath("sm:url/sm:loc/text()", namespaces=NS)]
+    outside = [loc for loc in locs if not loc.startswith(base_url + "/")]
+    if outside:
+        raise CheckFailed(f"{path} lists {len(outside):,} URLs not on {base_url}: {outside[:3]}")
     lastmods = [w3c_datetime(str(v)) for v in root.xpath("sm:url/sm:lastmod/text()", namespaces=NS)]
     return BuiltPage(
         name=path.name,
@@ -181,14 +192,26 @@ def check_index_names(index: Path, base_url: str, pages: list[BuiltPage]) -> int
 
 
 def built(args: argparse.Namespace) -> str:
-    directory: Path = args.directory
-    base_url = args.base_url.rstrip("/")
+    several = len(args.site) > 1
+    if several:
+        print(f"== {args.directory}: one directory per site")
+        for path in sorted(args.directory.iterdir()):
+            if path.name not in {site.name for site in args.site}:
+                print(f"   (also {path.name}, which the build leaves alone)")
+    done = [built_site(site, args.directory, several, args.page_size) for site in args.site]
+    return "; ".join(done)
+
+
+def built_site(site: Site, output_dir: Path, several: bool, page_size: int) -> str:
+    print(f"\n#### Site {site.name!r}: {site.base_url}")
+    directory = site.files(output_dir, several)
+    base_url = site.base_url
     xml_files = check_directory(directory)
     index = directory / INDEX
     if index not in xml_files:
         raise CheckFailed(f"there is no {INDEX} in {directory}")
     schema = load_schema("sitemap.xsd")
-    pages = [check_page_file(path, schema) for path in xml_files if path != index]
+    pages = [check_page_file(path, schema, base_url) for path in xml_files if path != index]
     print(f"\n   {'file':<28} {'URLs':>8} {'bytes':>12} {'.gz bytes':>10}  ratio")
     for page in pages:
         ratio = page.size / page.gzip_size
@@ -196,37 +219,49 @@ def built(args: argparse.Namespace) -> str:
         print(f"   {page.name:<28} {page.urls:>8,} {sizes}  {ratio:4.1f}x")
     size = sum(p.size for p in pages) + index.stat().st_size
     print(
-        "\n   every page is valid against sitemap.xsd; every .xml.gz decompresses to its .xml "
-        "and has\n   no time stamp or file name in its gzip header"
+        "\n   every page is valid against sitemap.xsd and lists URLs on "
+        f"{base_url} only;\n   every .xml.gz decompresses to its .xml and has no time "
+        "stamp or file name in its gzip header"
     )
     index_gzip = check_index_names(index, base_url, pages)
     gzip_size = sum(p.gzip_size for p in pages) + index_gzip
     print(f"   all {len(xml_files)} documents: {size:,} bytes, {gzip_size:,} bytes gzipped")
-    total = check_counts(pages, args.page_size)
+    total = check_counts(pages, page_size, site.name)
     return (
-        f"{len(xml_files)} documents valid, each .gz identical once decompressed, the index "
-        f"names exactly the {len(pages)} pages on disk, {total:,} URLs as in the database "
-        f"({size:,} bytes, {gzip_size:,} gzipped)"
+        f"{site.name}: {len(xml_files)} documents valid, each .gz identical once decompressed, "
+        f"the index names exactly the {len(pages)} pages on disk, {total:,} URLs as in the "
+        f"database ({size:,} bytes, {gzip_size:,} gzipped)"
     )
 
 
 def snapshot(args: argparse.Namespace) -> None:
-    for path in sitemap_files(args.directory):
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        status = path.stat()
-        mtime = "" if args.bytes_only else f"  mtime_ns={status.st_mtime_ns}"
-        print(f"{digest}  {status.st_size:>10}{mtime}  {path.name}")
+    directories = [args.directory, *sorted(p for p in args.directory.iterdir() if p.is_dir())]
+    for directory in directories:
+        for path in sitemap_files(directory):
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            status = path.stat()
+            mtime = "" if args.bytes_only else f"  mtime_ns={status.st_mtime_ns}"
+            print(f"{digest}  {status.st_size:>10}{mtime}  {path.relative_to(args.directory)}")
 
 
 def served(args: argparse.Namespace) -> str:
-    base_url = args.base_url.rstrip("/")
-    directory: Path = args.directory
-    wait_until_up(base_url, args.server_pid, args.wait)
+    connect_to(args.server)
+    several = len(args.site) > 1
+    done = [
+        served_site(site, site.files(args.directory, several), args.server_pid, args.wait)
+        for site in args.site
+    ]
+    return "; ".join(done)
+
+
+def served_site(site: Site, directory: Path, server_pid: int | None, wait: float) -> str:
+    base_url = site.base_url
+    wait_until_up(base_url, server_pid, wait)
     # The pages in the index's order (``built`` checked they are the files on disk).
     index = etree.fromstring((directory / INDEX).read_bytes())
     locs = [str(loc).strip() for loc in index.xpath("sm:sitemap/sm:loc/text()", namespaces=NS)]
     names = [INDEX] + [loc.rsplit("/", 1)[-1].removesuffix(GZ) for loc in locs]
-    print(f"\n== Served with SITEMAPKIT_SERVE=files vs. the files in {directory}")
+    print(f"\n== {base_url} served with SITEMAPKIT_SERVE=files vs. the files in {directory}")
     fetches = 0
     for name in names:
         xml = (directory / name).read_bytes()
@@ -254,7 +289,7 @@ def served(args: argparse.Namespace) -> str:
     if missing.status != 404:
         raise CheckFailed(f"GET /{unbuilt} answered {missing.status}, expected 404")
     return (
-        f"file mode serves the built bytes ({fetches} GETs of {len(names)} documents: "
+        f"{site.name}: file mode serves the built bytes ({fetches} GETs of {len(names)} documents: "
         "plain, Content-Encoding: gzip and .xml.gz), 304 on If-None-Match, 404 for a page not built"
     )
 
@@ -317,15 +352,20 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     check_built = commands.add_parser("built", help="check the files on disk")
     check_built.add_argument("directory", type=Path)
-    check_built.add_argument("--base-url", required=True, help="the SITEMAPKIT_BASE_URL built on")
+    check_built.add_argument(
+        "--site", type=site_argument, action="append", required=True, metavar="NAME=BASE_URL"
+    )
     check_built.add_argument("--page-size", type=int, default=50_000)
     check_built.add_argument("--summary-file", type=Path)
     take = commands.add_parser("snapshot", help="print a line per file, for diff")
     take.add_argument("directory", type=Path)
     take.add_argument("--bytes-only", action="store_true", help="leave modification times out")
     check_served = commands.add_parser("served", help="compare SITEMAPKIT_SERVE=files answers")
-    check_served.add_argument("base_url")
+    check_served.add_argument("server", help="where runserver listens: http://127.0.0.1:PORT")
     check_served.add_argument("directory", type=Path)
+    check_served.add_argument(
+        "--site", type=site_argument, action="append", required=True, metavar="NAME=BASE_URL"
+    )
     check_served.add_argument("--server-pid", type=int)
     check_served.add_argument("--wait", type=float, default=30)
     check_served.add_argument("--summary-file", type=Path)

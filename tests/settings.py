@@ -27,6 +27,9 @@ ROOT_URLCONF = "testapp.urls"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 SITE_ID = 1
+# The live server (tests/test_hosts_crawlers.py) serves static files under this
+# prefix, and cannot start without one; no test serves any.
+STATIC_URL = "/static/"
 SITEMAPKIT_BASE_URL = "https://www.example.com"
 
 

@@ -157,3 +157,37 @@ def test_register_refuses_what_is_not_a_dict() -> None:
         "register() takes the dict of sections and Sitemap classes that "
         "django.contrib.sitemaps' views take, not ["
     )
+
+
+def test_sites_lists_the_sections_on_those_sites_only(
+    client: Client, articles: list[Article], settings: Any
+) -> None:
+    registry._sources = []
+    compat.register({"static": SITEMAPS["static"]}, sites=["shop"])
+    compat.register({"generic": SITEMAPS["generic"]})
+    shop = "https://shop.example.com"
+    settings.SITEMAPKIT_SITES = {"www": SITE, "shop": shop}
+    settings.ALLOWED_HOSTS = ["www.example.com", "shop.example.com"]
+
+    _, www_index, _ = fetch(client, "/sitemap.xml", host="www.example.com")
+    assert [loc for loc, _ in parse_index(www_index)] == [f"{SITE}/sitemap-generic-1.xml"]
+    _, shop_index, _ = fetch(client, "/sitemap.xml", host="shop.example.com")
+    assert [loc for loc, _ in parse_index(shop_index)] == [
+        f"{shop}/sitemap-static-1.xml",
+        f"{shop}/sitemap-generic-1.xml",
+    ]
+    status, body, _ = fetch(client, "/sitemap-static-1.xml", host="shop.example.com")
+    assert (status, locs(body)) == (200, {f"{shop}/", f"{shop}/about/"})
+    assert client.get("/sitemap-static-1.xml", headers={"host": "www.example.com"}).status_code == (
+        404
+    )
+
+
+def test_register_refuses_a_lone_site_name() -> None:
+    registry._sources = []
+    with pytest.raises(TypeError) as raised:
+        compat.register({"static": SITEMAPS["static"]}, sites="shop")
+    assert str(raised.value) == (
+        "register(sites='shop') takes a list of site names; write sites=['shop']."
+    )
+    assert registry.all() == []

@@ -4,6 +4,7 @@ and the drop-in views read it through the same document pipeline."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from django.db.models import QuerySet
@@ -28,15 +29,19 @@ class ContribSource(AdaptedSource):
         return contrib_plan(self, policy)
 
 
-def section_class(name: str, declared: Any) -> type[ContribSource]:
-    """The section class of ``sitemaps[name]``, named after the contrib class, so a
-    system check's message names the class the project wrote."""
+def section_class(
+    name: str, declared: Any, sites: Sequence[str] | None = None
+) -> type[ContribSource]:
+    """The section class of ``sitemaps[name]`` (listed on ``sites``, or on every site),
+    named after the contrib class, so a system check's message names the class the
+    project wrote."""
     named = declared if isinstance(declared, type) else type(declared)
     return type(
         ContribSource.__name__,
         (ContribSource,),
         {
             "name": name,
+            "sites": None if sites is None else list(sites),
             "contrib": declared,
             "__module__": named.__module__,
             "__qualname__": f"{named.__qualname__} (sitemaps[{name!r}])",

@@ -4,24 +4,35 @@ the HTML sitemap and in ``robots.txt``, like a declared source."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django_sitemapkit.compat.plan import ContribSource, section_class
 from django_sitemapkit.registry import registry
 
 
-def register(sitemaps: Mapping[str, Any]) -> list[type[ContribSource]]:
+def register(
+    sitemaps: Mapping[str, Any], *, sites: Sequence[str] | None = None
+) -> list[type[ContribSource]]:
     """Register each value of ``sitemaps`` (a ``Sitemap`` class or instance) as the
     section named by its key, in the dict's order; returns the section classes
     (``registry.unregister()`` takes them back). Call it in an installed app's
-    ``sitemaps.py``, which is imported at start-up."""
+    ``sitemaps.py``, which is imported at start-up.
+
+    ``sites``, the names of sites of ``SITEMAPKIT_SITES``, lists the sections on
+    those sites only, as a source's ``sites`` attribute does; ``None`` (the
+    default) lists them on every site."""
     if not isinstance(sitemaps, Mapping):
         raise TypeError(
             f"register() takes the dict of sections and Sitemap classes that "
             f"django.contrib.sitemaps' views take, not {sitemaps!r}."
         )
+    if isinstance(sites, str):
+        # A lone name would be read letter by letter.
+        raise TypeError(
+            f"register(sites={sites!r}) takes a list of site names; write sites=[{sites!r}]."
+        )
     registered = []
     for name, declared in sitemaps.items():
-        registered.append(registry.register(section_class(name, declared)))
+        registered.append(registry.register(section_class(name, declared, sites)))
     return registered

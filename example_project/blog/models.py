@@ -19,9 +19,16 @@ class Category(models.Model):
         return reverse("category-detail", kwargs={"slug": self.slug})
 
 
+#: The priority of a featured post (the factories give it to about one post in twenty).
+FEATURED_PRIORITY = 0.9
+
+
 class PostQuerySet(models.QuerySet["Post"]):
     def published(self) -> PostQuerySet:
         return self.filter(published=True)
+
+    def featured(self) -> PostQuerySet:
+        return self.filter(priority__gte=FEATURED_PRIORITY)
 
 
 class Post(models.Model):

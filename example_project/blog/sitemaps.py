@@ -1,15 +1,34 @@
-"""The blog's sitemap sections, imported at start-up by django_sitemapkit.
+"""The sitemap sections, imported at start-up by django_sitemapkit.
 
-``/sitemap.xml`` lists every page of every section below;
+``/sitemap.xml`` lists every page of every section of the request's site;
 ``/sitemap-posts-1.xml`` is the first page of posts, and so on.
+
+The project serves two sites (``SITEMAPKIT_SITES`` in mysite/settings.py):
+
+    section      www (the blog)                shop
+    posts        every published post          the featured posts only
+    pages        home, about, list of posts    -
+    categories   -                             every category
+
+With one site (``SITEMAPKIT_BASE_URL``) that site lists every section, and
+every published post: ``sites`` and ``get_site_queryset()`` only choose among
+several sites.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import Max
-from django_sitemapkit import Field, SitemapSource, StaticPage, StaticSource, compat, register
+from django.db.models import Max, QuerySet
+from django_sitemapkit import (
+    Field,
+    SitemapSite,
+    SitemapSource,
+    StaticPage,
+    StaticSource,
+    compat,
+    register,
+)
 
 from blog import contrib_sitemaps
 from blog.models import Post
@@ -17,7 +36,8 @@ from blog.models import Post
 
 @register
 class PostSource(SitemapSource):
-    """Every published post, 50,000 to a page, at /posts/<category>/<slug>/."""
+    """Every published post, 50,000 to a page, at /posts/<category>/<slug>/; the
+    shop lists only the featured ones."""
 
     name = "posts"
     queryset = Post.objects.published()
@@ -29,17 +49,25 @@ class PostSource(SitemapSource):
     # Posts with an empty priority get no <priority> element.
     priority = Field("priority")
 
+    def get_site_queryset(self, site: SitemapSite) -> QuerySet[Post]:
+        # No `sites`: the section lists on every site, with the rows chosen here.
+        posts: QuerySet[Post] = self.get_queryset()
+        if site.name == "shop":
+            posts = posts.featured()
+        return posts
+
 
 # The categories are still a django.contrib.sitemaps class (blog/contrib_sitemaps.py),
-# registered as they are: the section "categories" of this app.
-compat.register(contrib_sitemaps.sitemaps)
+# registered as they are: the section "categories" of this app, on the shop only.
+compat.register(contrib_sitemaps.sitemaps, sites=["shop"])
 
 
 @register
 class PageSource(StaticSource):
-    """The pages that are not rows: home, about and the list of posts."""
+    """The pages that are not rows: home, about and the list of posts, on the blog only."""
 
     name = "pages"
+    sites = ["www"]
     urls = ["home", "about", ("post-list", {})]
     changefreq = "monthly"
     priority = 1.0

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
+from django_sitemapkit.robots import sitemap_lines
 
 from blog.models import Category, Post
 
@@ -41,7 +40,8 @@ def category_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    sitemap = settings.SITEMAPKIT_BASE_URL.rstrip("/") + reverse("sitemapkit:index")
-    return HttpResponse(
-        f"User-agent: *\nAllow: /\n\nSitemap: {sitemap}\n", content_type="text/plain"
-    )
+    # The request's host chooses the site, whose index the Sitemap line names; a
+    # host that is no site's gets no line.
+    sitemaps = sitemap_lines(request)
+    lines = ["User-agent: *", "Allow: /", *([""] if sitemaps else []), *sitemaps]
+    return HttpResponse("".join(f"{line}\n" for line in lines), content_type="text/plain")

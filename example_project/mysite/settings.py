@@ -2,9 +2,16 @@
 
 Environment variables:
 
+``EXAMPLE_WWW_URL``, ``EXAMPLE_SHOP_URL``
+    The base URLs (scheme, host and port) of the project's two sites: ``www``,
+    the blog (default ``http://www.localhost:8000``), and ``shop`` (default
+    ``http://shop.localhost:8000``). Both are served by the one runserver: the
+    request's ``Host`` header chooses the site. Their hosts are added to
+    ``ALLOWED_HOSTS``.
 ``SITEMAPKIT_BASE_URL``
-    Scheme, host and port every sitemap ``<loc>`` is built on
-    (default ``http://127.0.0.1:8000``). Its host is added to ``ALLOWED_HOSTS``.
+    Set, the project has one site instead, on this base URL (such as
+    ``http://127.0.0.1:8000``), which lists every section; its host is added to
+    ``ALLOWED_HOSTS``, and the two variables above are not read.
 ``DJANGO_DEBUG``
     ``1`` (the default) or ``0``.
 ``DJANGO_SECRET_KEY``
@@ -39,7 +46,20 @@ SECRET_KEY = os.environ.get(
 )
 DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
 
-SITEMAPKIT_BASE_URL = os.environ.get("SITEMAPKIT_BASE_URL", "http://127.0.0.1:8000")
+if os.environ.get("SITEMAPKIT_BASE_URL"):
+    # One site: every <loc> is built on this base URL, whatever the request's host.
+    SITEMAPKIT_BASE_URL = os.environ["SITEMAPKIT_BASE_URL"]
+    _site_urls = [SITEMAPKIT_BASE_URL]
+else:
+    # Two sites, one project: the request's Host header selects the site (any
+    # other host gets a 404 for every sitemap URL), and the site's base URL is
+    # what every <loc> of its documents is built on. blog/sitemaps.py says which
+    # section lists on which site.
+    SITEMAPKIT_SITES = {
+        "www": os.environ.get("EXAMPLE_WWW_URL") or "http://www.localhost:8000",
+        "shop": os.environ.get("EXAMPLE_SHOP_URL") or "http://shop.localhost:8000",
+    }
+    _site_urls = list(SITEMAPKIT_SITES.values())
 
 # Pre-rendered sitemaps: `manage.py build_sitemaps` writes here; git-ignored.
 # The package wants an absolute path, so a relative one is joined to BASE_DIR
@@ -47,13 +67,16 @@ SITEMAPKIT_BASE_URL = os.environ.get("SITEMAPKIT_BASE_URL", "http://127.0.0.1:80
 SITEMAPKIT_OUTPUT_DIR = BASE_DIR / (os.environ.get("SITEMAPKIT_OUTPUT_DIR") or "public/sitemaps")
 SITEMAPKIT_SERVE = os.environ.get("SITEMAPKIT_SERVE") or "database"
 
+# 127.0.0.1 and localhost are allowed but, with two sites, are neither: their
+# sitemap URLs answer 404 (and their robots.txt names no sitemap).
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
-_base_host = urlsplit(SITEMAPKIT_BASE_URL.strip()).hostname
-if _base_host and ":" in _base_host:
-    # Django matches an IPv6 Host header with its brackets: "[::1]".
-    _base_host = f"[{_base_host}]"
-if _base_host and _base_host not in ALLOWED_HOSTS:
-    ALLOWED_HOSTS.append(_base_host)
+for _url in _site_urls:
+    _host = urlsplit(_url.strip()).hostname
+    if _host and ":" in _host:
+        # Django matches an IPv6 Host header with its brackets: "[::1]".
+        _host = f"[{_host}]"
+    if _host and _host not in ALLOWED_HOSTS:
+        ALLOWED_HOSTS.append(_host)
 
 INSTALLED_APPS = [
     "blog",
