@@ -107,11 +107,17 @@ def site_for_request(request: HttpRequest) -> SitemapSite:
     port = int(port_text) if port_text else None
     site = framework_site_for(host, port) if framework_variant() else setting_site_for(host, port)
     if site is None:
+        which, fix = (
+            ("No Site", "Add a Site with that domain")
+            if framework_variant()
+            else ("No site of SITEMAPKIT_SITES", "Add the site to SITEMAPKIT_SITES")
+        )
         logger.warning(
-            "No site of SITEMAPKIT_SITES has the host %r; the request for %s is answered "
-            "with 404. Add the site to SITEMAPKIT_SITES if it should have a sitemap.",
+            "%s has the host %r, so %s serves no sitemap on it. %s if it should have one.",
+            which,
             request.get_host(),
             request.path,
+            fix,
         )
         raise UnknownHost(f"No sitemap is served on the host {request.get_host()!r}.")
     return site

@@ -174,13 +174,18 @@ def test_another_spelling_of_a_host_gets_the_configured_one(
 def test_a_host_no_site_has_is_a_404(
     client: Client, names: Names, caplog: pytest.LogCaptureFixture, host: str, url: str
 ) -> None:
+    which, fix = (
+        ("No site of SITEMAPKIT_SITES", "Add the site to SITEMAPKIT_SITES")
+        if names["www"] == "www"
+        else ("No Site", "Add a Site with that domain")
+    )
     with caplog.at_level(logging.WARNING, "django_sitemapkit"):
         response = client.get(url, headers={"Host": host})
     assert response.status_code == 404
     assert b"example" not in response.content  # no other site's sitemap, not even its name
     assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
-        f"No site of SITEMAPKIT_SITES has the host {host!r}; the request for {url} is answered "
-        "with 404. Add the site to SITEMAPKIT_SITES if it should have a sitemap."
+        f"{which} has the host {host!r}, so {url} serves no sitemap on it. {fix} if it "
+        "should have one."
     ]
 
 
