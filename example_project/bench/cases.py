@@ -904,6 +904,8 @@ def measure_time(case: Case, runs: int) -> dict[str, Any]:
     warmup = case.run(check=True)
     outcomes = [case.run(check=False) for _ in range(runs)]
     ttfbs = [o.ttfb for o in outcomes if o.ttfb is not None]
+    # A case may also time one of its steps alone (site_cases.py: choosing the site).
+    steps: Callable[[], dict[str, float]] | None = getattr(case, "steps", None)
     return {
         "seconds": [o.seconds for o in outcomes],
         "median": statistics.median(o.seconds for o in outcomes),
@@ -912,6 +914,7 @@ def measure_time(case: Case, runs: int) -> dict[str, Any]:
         "ttfb_median": statistics.median(ttfbs) if ttfbs else None,
         "bytes_per_run": [o.bytes for o in outcomes],
         "warmup": asdict(warmup),
+        "steps": steps() if steps is not None else {},
     }
 
 

@@ -25,6 +25,7 @@ the process that runs one of its cases.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -53,6 +54,10 @@ from bench.cases import (
 REQUESTED_HOST = "www.example.com"
 SCHEME = "https"
 SITES_APP = "django.contrib.sites"
+# Calls of site_for_request() timed alone in each round: a query each with the
+# Sites framework (about a millisecond on PostgreSQL), a few microseconds else.
+LOOKUP_ROUNDS = 5
+LOOKUP_CALLS = 200
 
 
 def site_hosts(count: int) -> list[str]:
@@ -167,6 +172,19 @@ class SitesCase:
         if check:
             off_site(sink.locs)
         return outcome
+
+    def steps(self) -> dict[str, float]:
+        """Seconds ``site_for_request()`` takes alone, the median of a few rounds of
+        calls: the one step of a request that the count of sites could change."""
+        from django_sitemapkit.hosts import site_for_request
+
+        rounds = []
+        for _ in range(LOOKUP_ROUNDS):
+            started = time.perf_counter()
+            for _ in range(LOOKUP_CALLS):
+                site_for_request(self.request)
+            rounds.append((time.perf_counter() - started) / LOOKUP_CALLS)
+        return {"lookup": statistics.median(rounds)}
 
     def teardown(self) -> None:
         if self.rows is not None:

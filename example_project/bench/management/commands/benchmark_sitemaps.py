@@ -559,6 +559,10 @@ def pooled(name: str, children: list[dict[str, Any]]) -> dict[str, Any]:
         "ttfb_median": statistics.median(known) if known else None,
         "bytes_per_run": [value for child in children for value in child["bytes_per_run"]],
         "child_medians": [child["median"] for child in children],
+        "steps": {
+            step: statistics.median(child["steps"][step] for child in children)
+            for step in children[0]["steps"]
+        },
     }
 
 
@@ -674,6 +678,16 @@ class Report:
                 found[pair] = [b / a for a, b in medians]
         return found
 
+    def lookups(self) -> dict[str, dict[int, float]]:
+        """Each site pair's ``site_for_request()`` alone, in seconds, by count of sites."""
+        found: dict[str, dict[int, float]] = {}
+        for pair in SITE_PAIRS:
+            for count in (1, 100):
+                result = self.results.get(f"{pair}-{count}")
+                if result is not None:
+                    found.setdefault(pair, {})[count] = result["time"]["steps"]["lookup"]
+        return found
+
     def same_bytes(
         self, names: tuple[str, ...] = ("ours-regex", "orm-floor", "cursor-floor")
     ) -> dict[str, bool]:
@@ -719,6 +733,7 @@ class Report:
             "table": [self.row(name) for name in self.results],
             "ratios": self.ratios(),
             "site_ratios_by_round": self.turn_ratios(),
+            "site_lookup_seconds": self.lookups(),
             "floor_bytes_identical_to_ours": self.same_bytes(),
             # Not required of them (their values are contrib's), but expected here: the
             # drop-in writes with the package's encoder.
@@ -765,6 +780,12 @@ class Report:
         for pair, values in self.turn_ratios().items():
             shown = ", ".join(f"{value:.2f}" for value in values)
             lines.append(f"{pair}: 100 sites / 1 by round (children back to back): {shown}.")
+        for pair, seconds in self.lookups().items():
+            shown = ", ".join(
+                f"{value * 1e6:,.1f} µs with {count} site{'' if count == 1 else 's'}"
+                for count, value in seconds.items()
+            )
+            lines.append(f"{pair}: site_for_request() alone, {shown}.")
         if "build-jobs2" in self.results:
             worker = self.results["build-jobs2"]["rss"]["children_peak"] / MIB
             lines.append(
