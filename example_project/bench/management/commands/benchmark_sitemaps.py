@@ -2,7 +2,8 @@
 floors, timed and weighed on the same rows, one child process per measurement;
 and, when asked for, this package's drop-in for contrib's views over the same
 ``Sitemap`` classes (and those classes registered, built and served from the files),
-and both sitemap indexes over a table of millions of rows.
+both sitemap indexes over a table of millions of rows, and this package's index
+and a page with 1 and with 100 configured sites.
 
 The parent process only starts children and prints; each child runs one case
 with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
