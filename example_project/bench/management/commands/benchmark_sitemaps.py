@@ -183,7 +183,7 @@ class Command(BaseCommand):
             default=list(DEFAULT_CASES),
             metavar="A,B,...",
             help=f"cases to run: {', '.join(CASES)}; or the groups 'default' (all but "
-            "the index cases and those only in compat, the default), 'compat' "
+            "the index, sites and compat-only cases, the default), 'compat' "
             "(contrib's sitemap view and django_sitemapkit.compat's over the same Sitemap "
             "classes, those classes "
             "registered with compat.register(), built and served from the files, ours "
