@@ -821,8 +821,19 @@ class Plan:
         return min(20, self.last_build_page)
 
 
-# None: a case of bench/compat_cases.py, which imports this module (and
-# django.contrib.sitemaps, which no other case needs); the command makes it.
+# The cases of bench/site_cases.py: the index and page 1 from the database views with
+# 1 and with 100 sites, configured by SITEMAPKIT_SITES as a dict ("dict") or as
+# "django.contrib.sites" ("framework"). The command runs each 1 and 100 in turns.
+SITE_CASES = tuple(
+    f"sites-{variant}-{document}-{count}"
+    for variant in ("dict", "framework")
+    for document in ("index", "page")
+    for count in (1, 100)
+)
+
+# None: a case of bench/compat_cases.py or bench/site_cases.py, which import this
+# module (and django.contrib.sitemaps or django.contrib.sites, which no other case
+# needs); the command makes it.
 CASE_FACTORIES: dict[str, Callable[[Plan], Case] | None] = {
     "contrib": lambda plan: ContribServe(plan.serve_size),
     "contrib-class": None,
@@ -843,6 +854,7 @@ CASE_FACTORIES: dict[str, Callable[[Plan], Case] | None] = {
     "contrib-index": lambda plan: ContribIndex(),
     "index-full": lambda plan: OursIndex(conditional=False),
     "index-304": lambda plan: OursIndex(conditional=True),
+    **dict.fromkeys(SITE_CASES),
 }
 CASES = tuple(CASE_FACTORIES)
 # The cases that serve page 1 of --rows: the same URLs, the same locations.
@@ -871,11 +883,15 @@ COMPAT_CASES = ("contrib", *COMPAT_ONLY, "ours", "build-gzip")
 # Cases that read the --index-rows table (bench_indexpage), and only it.
 INDEX_CASES = ("contrib-index", "index-full", "index-304")
 # Cases that read the whole --build-rows table (or a page far into it).
-TABLE_CASES = tuple(name for name in CASES if name not in (*SERVING_CASES, *INDEX_CASES))
+TABLE_CASES = tuple(
+    name for name in CASES if name not in (*SERVING_CASES, *INDEX_CASES, *SITE_CASES)
+)
 BUILD_CASES = ("build-gzip", "build-registered", "build-nogzip", "build-jobs2", "build-floor")
 # A run without --cases: the index cases read ten million rows and are asked for,
-# as are the drop-in's (see COMPAT_ONLY).
-DEFAULT_CASES = tuple(name for name in CASES if name not in (*INDEX_CASES, *COMPAT_ONLY))
+# as are the drop-in's (see COMPAT_ONLY) and the several sites' ones.
+DEFAULT_CASES = tuple(
+    name for name in CASES if name not in (*INDEX_CASES, *COMPAT_ONLY, *SITE_CASES)
+)
 
 
 # -- measurements, one per child process ------------------------------------------
@@ -888,6 +904,8 @@ def measure_time(case: Case, runs: int) -> dict[str, Any]:
     warmup = case.run(check=True)
     outcomes = [case.run(check=False) for _ in range(runs)]
     ttfbs = [o.ttfb for o in outcomes if o.ttfb is not None]
+    # A case may also time one of its steps alone (site_cases.py: choosing the site).
+    steps: Callable[[], dict[str, float]] | None = getattr(case, "steps", None)
     return {
         "seconds": [o.seconds for o in outcomes],
         "median": statistics.median(o.seconds for o in outcomes),
@@ -896,6 +914,7 @@ def measure_time(case: Case, runs: int) -> dict[str, Any]:
         "ttfb_median": statistics.median(ttfbs) if ttfbs else None,
         "bytes_per_run": [o.bytes for o in outcomes],
         "warmup": asdict(warmup),
+        "steps": steps() if steps is not None else {},
     }
 
 

@@ -2,7 +2,8 @@
 floors, timed and weighed on the same rows, one child process per measurement;
 and, when asked for, this package's drop-in for contrib's views over the same
 ``Sitemap`` classes (and those classes registered, built and served from the files),
-and both sitemap indexes over a table of millions of rows.
+both sitemap indexes over a table of millions of rows, and this package's index
+and a page with 1 and with 100 configured sites.
 
 The parent process only starts children and prints; each child runs one case
 with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
@@ -17,6 +18,7 @@ import datetime as dt
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -41,6 +43,7 @@ from bench.cases import (
     INDEX_CASES,
     PAGE_MAX,
     SERVING_CASES,
+    SITE_CASES,
     TABLE_CASES,
     Plan,
 )
@@ -61,13 +64,19 @@ RATIO_MEASURES = {
     "extra RSS": "extra_rss_mib",
     "tracemalloc peak": "tracemalloc_mib",
 }
+# The site cases' pairs, each measured with 1 and with 100 sites.
+SITE_PAIRS = tuple(dict.fromkeys(name.rsplit("-", 1)[0] for name in SITE_CASES))
 # Names that --cases expands to several cases.
 CASE_GROUPS = {
     "default": DEFAULT_CASES,
     "compat": COMPAT_CASES,
     "index": INDEX_CASES,
+    "sites": SITE_CASES,
     "all": CASES,
 }
+# Children per site case for the time measure, in turns with its pair (see
+# Benchmark.measure_in_turns()).
+TURNS = 3
 
 
 def positive_int(value: str) -> int:
@@ -115,7 +124,8 @@ class Config:
     def table_rows(self) -> int:
         """Rows the selected cases need in ``bench_page``: the serving page, or the
         whole build table; 0 if none of them reads it (it is then left as it is)."""
-        needed = [self.plan.rows] if set(self.cases) & set(SERVING_CASES) else []
+        reading = {*SERVING_CASES, *SITE_CASES}
+        needed = [self.plan.rows] if set(self.cases) & reading else []
         if set(self.cases) & set(TABLE_CASES):
             needed.append(self.plan.build_rows)
         return max(needed, default=0)
@@ -155,7 +165,11 @@ class Command(BaseCommand):
             "table of their own (default 10,000,000)",
         )
         parser.add_argument(
-            "--runs", type=positive_int, default=5, help="timed runs per serving case (default 5)"
+            "--runs",
+            type=positive_int,
+            default=5,
+            help=f"timed runs per serving case (default 5); the sites cases run them in "
+            f"each of {TURNS} child processes",
         )
         parser.add_argument(
             "--build-runs",
@@ -169,12 +183,14 @@ class Command(BaseCommand):
             default=list(DEFAULT_CASES),
             metavar="A,B,...",
             help=f"cases to run: {', '.join(CASES)}; or the groups 'default' (all but "
-            "the index cases and those only in compat, the default), 'compat' "
+            "the index, sites and compat-only cases, the default), 'compat' "
             "(contrib's sitemap view and django_sitemapkit.compat's over the same Sitemap "
             "classes, those classes "
             "registered with compat.register(), built and served from the files, ours "
             "and build-gzip), "
-            "'index' (the three index cases) and 'all'",
+            "'index' (the three index cases), 'sites' (the index and a page with 1 and "
+            "with 100 sites, by SITEMAPKIT_SITES as a dict and as 'django.contrib.sites', "
+            "1 and 100 in turns) and 'all'",
         )
         parser.add_argument(
             "--database",
@@ -226,19 +242,25 @@ class Command(BaseCommand):
             else:
                 name = options["child"]
                 result = cases.measure(
-                    name, options["measure"], plan, options["runs"], compat_factory(name)
+                    name, options["measure"], plan, options["runs"], module_factory(name)
                 )
         self.stdout.write(json.dumps(result))
 
 
-def compat_factory(name: str) -> Callable[[Plan], cases.Case] | None:
-    """The factory of a case of bench/compat_cases.py, imported only for its own
-    cases: it loads django.contrib.sitemaps, which no other case needs."""
-    if name not in COMPAT_ONLY:
-        return None
-    from bench import compat_cases
+def module_factory(name: str) -> Callable[[Plan], cases.Case] | None:
+    """The factory of a case of bench/compat_cases.py or bench/site_cases.py, each
+    imported only for its own cases: they load django.contrib.sitemaps and
+    django.contrib.sites, which no other case needs."""
+    if name in COMPAT_ONLY:
+        from bench import compat_cases
 
-    maker = compat_cases.MAKERS[name]
+        maker = compat_cases.MAKERS[name]
+    elif name in SITE_CASES:
+        from bench import site_cases
+
+        maker = site_cases.MAKERS[name]
+    else:
+        return None
     return lambda plan: maker(plan.serve_size)
 
 
@@ -403,9 +425,18 @@ class Benchmark:
                 "without them."
             )
         for name in config.cases:
-            self.results[name] = self.measure(name)
-            self.check_urls(name)
-            self.check_locations(name)
+            if name in self.results:
+                continue  # measured in turns with its pair
+            if name in SITE_CASES:
+                pair = [case for case in config.cases if site_pair(case) == site_pair(name)]
+                self.results.update(self.measure_in_turns(pair))
+            else:
+                pair = [name]
+                self.results[name] = self.measure(name)
+            for measured in pair:
+                self.check_urls(measured)
+                self.check_locations(measured)
+            self.check_same_bytes(pair)
         self.load_at_end = os.getloadavg()
         self.revision_at_end = package_revision()
         self.wall = time.perf_counter() - self.started
@@ -425,11 +456,45 @@ class Benchmark:
             result[how] = self.spawn(f"--child={name}", f"--measure={how}", f"--runs={runs}")
         return result
 
+    def measure_in_turns(self, names: list[str]) -> dict[str, dict[str, Any]]:
+        """Time the cases ``names`` (1 and 100 sites) in turns, TURNS children each, the
+        order reversed every round (1, 100; 100, 1; ...) so that a drift of the
+        machine's speed weighs on both alike; weigh each once."""
+        runs = self.config.runs
+        children: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+        for turn in range(TURNS):
+            for name in names if turn % 2 == 0 else names[::-1]:
+                self.log(f"{name}: time, round {turn + 1} of {TURNS} ({runs} timed runs)...")
+                children[name].append(
+                    self.spawn(f"--child={name}", "--measure=time", f"--runs={runs}")
+                )
+        results: dict[str, dict[str, Any]] = {}
+        for name in names:
+            results[name] = {"time": pooled(name, children[name])}
+            for how in MEASURES[1:]:
+                self.log(f"{name}: {how} (one run)...")
+                results[name][how] = self.spawn(f"--child={name}", f"--measure={how}", "--runs=1")
+        return results
+
+    def check_same_bytes(self, names: list[str]) -> None:
+        """Fail loudly if the cases of a pair (the same host's documents) differ."""
+        digests = {name: self.results[name]["time"]["warmup"]["digest"] for name in names}
+        if len(set(digests.values())) > 1:
+            raise CommandError(
+                f"{names[-1]} wrote other bytes than {names[0]}: with the same host and "
+                "rows, the count of configured sites must not change the document."
+            )
+
     def expected_urls(self, name: str) -> int:
         """The ``<url>`` entries a case writes; for the index cases, ``<sitemap>`` entries."""
         plan = self.config.plan
         if name in SERVING_CASES:
             return plan.serve_size
+        if name in SITE_CASES:
+            if not lists_sitemaps(name):
+                return plan.serve_size
+            # Every section, on every site: bench's pages and the example's others.
+            return -(-plan.rows // plan.serve_size) + int(self.prepared["other_pages"])
         if name == "contrib-index":
             # Its sitemaps dict holds the bench section alone.
             return plan.index_pages
@@ -450,7 +515,7 @@ class Benchmark:
         urls = self.results[name]["time"]["warmup"]["urls"]
         expected = self.expected_urls(name)
         if urls != expected:
-            what = "<sitemap> entries" if name in INDEX_CASES else "URLs"
+            what = "<sitemap> entries" if lists_sitemaps(name) else "URLs"
             raise CommandError(f"{name} listed {urls:,} {what} where {expected:,} were expected.")
 
     def check_locations(self, name: str) -> None:
@@ -469,6 +534,40 @@ class Benchmark:
                 f"{digests[name][:12]}, not {digests[first][:12]}): check that both are "
                 "on the host of SITEMAPKIT_BASE_URL."
             )
+
+
+def site_pair(name: str) -> str:
+    """What the two cases of a pair share: ``sites-dict-page`` for ``sites-dict-page-100``."""
+    return name.rsplit("-", 1)[0]
+
+
+def lists_sitemaps(name: str) -> bool:
+    """Whether a case writes an index (it counts ``<sitemap>`` entries, not URLs)."""
+    return name in INDEX_CASES or (name in SITE_CASES and "-index-" in name)
+
+
+def pooled(name: str, children: list[dict[str, Any]]) -> dict[str, Any]:
+    """One time measure of several children's: each of their timed runs counts once."""
+    digests = {child["warmup"]["digest"] for child in children}
+    if len(digests) > 1:
+        raise CommandError(f"{name} wrote other bytes in one of its child processes.")
+    seconds = [value for child in children for value in child["seconds"]]
+    ttfbs = [value for child in children for value in child["ttfb"]]
+    known = [value for value in ttfbs if value is not None]
+    return {
+        **children[0],
+        "seconds": seconds,
+        "median": statistics.median(seconds),
+        "min": min(seconds),
+        "ttfb": ttfbs,
+        "ttfb_median": statistics.median(known) if known else None,
+        "bytes_per_run": [value for child in children for value in child["bytes_per_run"]],
+        "child_medians": [child["median"] for child in children],
+        "steps": {
+            step: statistics.median(child["steps"][step] for child in children)
+            for step in children[0]["steps"]
+        },
+    }
 
 
 # -- the report ------------------------------------------------------------------------
@@ -564,9 +663,34 @@ class Report:
                 versus("index-full", "contrib-index"),
                 versus("index-full", "contrib-index", "extra RSS"),
                 versus("index-304", "index-full"),
+                # Several sites: the same host's document with 100 sites and with 1.
+                *(versus(f"{pair}-100", f"{pair}-1") for pair in SITE_PAIRS),
             ]
         )
         return {label: ratio(*pair) for label, pair in pairs.items()}
+
+    def turn_ratios(self) -> dict[str, list[float]]:
+        """Each site pair's 100 / 1 ratio in each round: of the medians of its two
+        children, run one after the other."""
+        found = {}
+        for pair in SITE_PAIRS:
+            one, hundred = (self.results.get(f"{pair}-{count}") for count in (1, 100))
+            if one is not None and hundred is not None:
+                medians = zip(
+                    one["time"]["child_medians"], hundred["time"]["child_medians"], strict=True
+                )
+                found[pair] = [b / a for a, b in medians]
+        return found
+
+    def lookups(self) -> dict[str, dict[int, float]]:
+        """Each site pair's ``site_for_request()`` alone, in seconds, by count of sites."""
+        found: dict[str, dict[int, float]] = {}
+        for pair in SITE_PAIRS:
+            for count in (1, 100):
+                result = self.results.get(f"{pair}-{count}")
+                if result is not None:
+                    found.setdefault(pair, {})[count] = result["time"]["steps"]["lookup"]
+        return found
 
     def same_bytes(
         self, names: tuple[str, ...] = ("ours-regex", "orm-floor", "cursor-floor")
@@ -612,6 +736,8 @@ class Report:
             "prepare": self.benchmark.prepared,
             "table": [self.row(name) for name in self.results],
             "ratios": self.ratios(),
+            "site_ratios_by_round": self.turn_ratios(),
+            "site_lookup_seconds": self.lookups(),
             "floor_bytes_identical_to_ours": self.same_bytes(),
             # Not required of them (their values are contrib's), but expected here: the
             # drop-in writes with the package's encoder.
@@ -655,6 +781,15 @@ class Report:
         for name, same in compared.items():
             if not same:
                 lines.append(f"Note: {name} did not write the same bytes as ours.")
+        for pair, values in self.turn_ratios().items():
+            shown = ", ".join(f"{value:.2f}" for value in values)
+            lines.append(f"{pair}: 100 sites / 1 by round (children back to back): {shown}.")
+        for pair, seconds in self.lookups().items():
+            shown = ", ".join(
+                f"{value * 1e6:,.1f} µs with {count} site{'' if count == 1 else 's'}"
+                for count, value in seconds.items()
+            )
+            lines.append(f"{pair}: site_for_request() alone, {shown}.")
         if "build-jobs2" in self.results:
             worker = self.results["build-jobs2"]["rss"]["children_peak"] / MIB
             lines.append(
