@@ -79,8 +79,10 @@ def overrides(framework: bool, hosts: list[str]) -> dict[str, Any]:
             "SITEMAPKIT_SITES": SITES_APP,
             "SITEMAPKIT_SITE_SCHEME": SCHEME,
         }
-    # Named by the host's first label: "site-001", ..., "www".
-    sites = {host.split(".")[0]: f"{SCHEME}://{host}" for host in hosts}
+    # Named by the host, as the Site rows' sites are: the requested site is then
+    # "www.example.com" in both variants, which no section's ``sites`` names, so
+    # both list the same sections (those listed on every site).
+    sites = {host: f"{SCHEME}://{host}" for host in hosts}
     return {**common, "SITEMAPKIT_SITES": sites}
 
 

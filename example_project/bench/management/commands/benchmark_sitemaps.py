@@ -314,7 +314,11 @@ def prepare(seed_rows: int, index_rows: int, reseed: bool) -> dict[str, Any]:
     # The example's other sections (its static pages, the registered contrib
     # class): build_sitemaps writes them too, and the index lists their pages.
     # No bench section is registered here.
-    counts = [compile_plan(source).pager.count() for source in registry.sections()]
+    sections = registry.sections()
+    counts = [compile_plan(source).pager.count() for source in sections]
+    # The sites cases' requested site is named by its host, which no section's
+    # ``sites`` names: it lists only the sections listed on every site.
+    everywhere = [c for source, c in zip(sections, counts, strict=True) if source.sites is None]
     return {
         "database": describe_db(),
         "database_version": cases.database_version(),
@@ -323,6 +327,7 @@ def prepare(seed_rows: int, index_rows: int, reseed: bool) -> dict[str, Any]:
         "other_urls": sum(counts),
         # At the default 50,000 URLs a page.
         "other_pages": sum(-(-count // 50_000) for count in counts),
+        "other_pages_everywhere": sum(-(-count // 50_000) for count in everywhere),
     }
 
 
@@ -493,8 +498,8 @@ class Benchmark:
         if name in SITE_CASES:
             if not lists_sitemaps(name):
                 return plan.serve_size
-            # Every section, on every site: bench's pages and the example's others.
-            return -(-plan.rows // plan.serve_size) + int(self.prepared["other_pages"])
+            # Bench's pages and those of the example's sections listed on every site.
+            return -(-plan.rows // plan.serve_size) + int(self.prepared["other_pages_everywhere"])
         if name == "contrib-index":
             # Its sitemaps dict holds the bench section alone.
             return plan.index_pages
