@@ -83,6 +83,18 @@ def matching(
     return site
 
 
+def shared_hosts(sites: list[SitemapSite]) -> list[tuple[SitemapSite, SitemapSite]]:
+    """Each site whose host (and port) an earlier one has, with that earlier site:
+    the one every request for the host gets (``setting_table()`` keeps the first)."""
+    first: dict[HostKey, SitemapSite] = {}
+    pairs = []
+    for site in sites:
+        other = first.setdefault(site.key(), site)
+        if other is not site:
+            pairs.append((other, site))
+    return pairs
+
+
 # -- SITEMAPKIT_SITES = {name: base URL} ---------------------------------------
 
 _parsed: tuple[tuple[tuple[object, object], ...], dict[str, SitemapSite]] | None = None

@@ -33,9 +33,9 @@ from usp.tree import sitemap_from_str
 from usp.web_client.abstract_client import (
     AbstractWebClient,
     AbstractWebClientResponse,
-    AbstractWebClientSuccessResponse,
     WebClientErrorResponse,
 )
+from usp_answers import Answer
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat")]
 INDEX = f"{SITE}/compat/sitemap.xml"
@@ -282,28 +282,6 @@ class DjangoWebClient(AbstractWebClient):
         if status != 200:
             return WebClientErrorResponse(f"{status} for {url}", retryable=False)
         return Answer(url, headers, body)
-
-
-class Answer(AbstractWebClientSuccessResponse):
-    def __init__(self, url: str, headers: dict[str, str], body: bytes) -> None:
-        self._url = url
-        self._headers = {name.lower(): value for name, value in headers.items()}
-        self._body = body
-
-    def status_code(self) -> int:
-        return 200
-
-    def status_message(self) -> str:
-        return "OK"
-
-    def header(self, case_insensitive_name: str) -> str | None:
-        return self._headers.get(case_insensitive_name.lower())
-
-    def raw_data(self) -> bytes:
-        return self._body
-
-    def url(self) -> str:
-        return self._url
 
 
 def test_ultimate_sitemap_parser_crawls_from_the_index_to_every_page(

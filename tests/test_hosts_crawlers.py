@@ -33,9 +33,9 @@ from usp.objects.sitemap import AbstractSitemap, IndexXMLSitemap, PagesXMLSitema
 from usp.web_client.abstract_client import (
     AbstractWebClient,
     AbstractWebClientResponse,
-    AbstractWebClientSuccessResponse,
     WebClientErrorResponse,
 )
+from usp_answers import Answer
 
 from django_sitemapkit import SitemapSite, SitemapSource, StaticSource
 
@@ -191,28 +191,6 @@ class LoopbackWebClient(AbstractWebClient):
                 return Answer(url, dict(response.headers), response.read())
         except urllib.error.HTTPError as error:
             return WebClientErrorResponse(f"{error.code} for {url}", retryable=False)
-
-
-class Answer(AbstractWebClientSuccessResponse):
-    def __init__(self, url: str, headers: dict[str, str], body: bytes) -> None:
-        self._url = url
-        self._headers = {name.lower(): value for name, value in headers.items()}
-        self._body = body
-
-    def status_code(self) -> int:
-        return 200
-
-    def status_message(self) -> str:
-        return "OK"
-
-    def header(self, case_insensitive_name: str) -> str | None:
-        return self._headers.get(case_insensitive_name.lower())
-
-    def raw_data(self) -> bytes:
-        return self._body
-
-    def url(self) -> str:
-        return self._url
 
 
 @pytest.mark.parametrize("name", CRAWLED)

@@ -34,7 +34,12 @@ from django_sitemapkit.checks.served_hosts import (
     check_site_scheme,
 )
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SITES_FRAMEWORK, SitemapSite, parsed_site
+from django_sitemapkit.configured_sites import (
+    SITES_FRAMEWORK,
+    SitemapSite,
+    parsed_site,
+    shared_hosts,
+)
 from django_sitemapkit.names import SITE_NAME
 from django_sitemapkit.sites import SITES_APP
 
@@ -184,23 +189,17 @@ def corrected_site_url(value: str) -> str | None:
 def check_shared_hosts(sites: list[SitemapSite]) -> list[CheckMessage]:
     """E038: two sites on one host (and port), which a request cannot tell apart;
     the scheme does not count, as a request is matched without it."""
-    errors: list[CheckMessage] = []
-    first: dict[object, SitemapSite] = {}
-    for site in sites:
-        other = first.setdefault(site.key(), site)
-        if other is site:
-            continue
-        errors.append(
-            Error(
-                f"SITEMAPKIT_SITES gives the sites {other.name!r} ({other.base_url!r}) and "
-                f"{site.name!r} ({site.base_url!r}) the same host: requests for it always "
-                f"get the sitemaps of {other.name!r}.",
-                hint="Give each site a host (or port) of its own: a request selects its site "
-                f"by host and port, never by scheme. Or remove {site.name!r}.",
-                id="sitemapkit.E038",
-            )
+    return [
+        Error(
+            f"SITEMAPKIT_SITES gives the sites {other.name!r} ({other.base_url!r}) and "
+            f"{site.name!r} ({site.base_url!r}) the same host: requests for it always "
+            f"get the sitemaps of {other.name!r}.",
+            hint="Give each site a host (or port) of its own: a request selects its site "
+            f"by host and port, never by scheme. Or remove {site.name!r}.",
+            id="sitemapkit.E038",
         )
-    return errors
+        for other, site in shared_hosts(sites)
+    ]
 
 
 def check_base_url_too() -> list[CheckMessage]:

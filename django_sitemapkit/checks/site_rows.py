@@ -25,7 +25,12 @@ from django_sitemapkit.checks.declarations import describe, is_strings
 from django_sitemapkit.checks.served_hosts import SCHEMES, header_host
 from django_sitemapkit.checks.source_sites import listing, spelled
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SITES_FRAMEWORK, SitemapSite, framework_sites
+from django_sitemapkit.configured_sites import (
+    SITES_FRAMEWORK,
+    SitemapSite,
+    framework_sites,
+    shared_hosts,
+)
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites import SITES_APP, UnusableSite
 
@@ -75,21 +80,15 @@ def pk(site: SitemapSite) -> object:
 def check_shared_hosts(sites: list[SitemapSite]) -> list[CheckMessage]:
     """W017: two rows whose domains differ only in their spelling (case, a final dot,
     the default port written out): one host, which a request cannot tell apart."""
-    warnings: list[CheckMessage] = []
-    first: dict[object, SitemapSite] = {}
-    for site in sites:
-        other = first.setdefault(site.key(), site)
-        if other is site:
-            continue
-        warnings.append(
-            Warning(
-                f"{row(other)} and {row(site)} have the same host ({VARIANT}): requests "
-                f"for it always get the sitemaps of Site {pk(other)!r}.",
-                hint=f"Delete Site {pk(site)!r}, or set its domain to another host.",
-                id="sitemapkit.W017",
-            )
+    return [
+        Warning(
+            f"{row(other)} and {row(site)} have the same host ({VARIANT}): requests "
+            f"for it always get the sitemaps of Site {pk(other)!r}.",
+            hint=f"Delete Site {pk(site)!r}, or set its domain to another host.",
+            id="sitemapkit.W017",
         )
-    return warnings
+        for other, site in shared_hosts(sites)
+    ]
 
 
 def check_allowed_hosts(sites: list[SitemapSite]) -> list[CheckMessage]:
