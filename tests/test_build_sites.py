@@ -9,7 +9,6 @@ import io
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from django.db import DatabaseError
 from django.db.models import QuerySet
 from django.test import Client, override_settings
 from factories import CategoryFactory, bulk_articles
+from processes import manage
 from sitemap_xml import fetch, parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
@@ -32,7 +32,6 @@ from django_sitemapkit.build.destinations import StorageDestination
 
 pytestmark = pytest.mark.django_db
 Sources = Callable[..., None]
-TESTS = Path(__file__).parent
 ROLES = ("www", "shop", "de")
 BASE_URLS = {
     "www": "https://www.example.com",
@@ -589,32 +588,22 @@ def test_files_mode_serves_each_host_its_own_files(
 # -- a process of its own ----------------------------------------------------------------
 
 
-def manage(*args: str, database: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(TESTS),
-        "DJANGO_SETTINGS_MODULE": "settings_sites",
-        "SITEMAPKIT_TEST_SQLITE_FILE": str(database),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "django", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+def manage_sites(*args: str, database: Path) -> subprocess.CompletedProcess[str]:
+    return manage(*args, settings="sites", env={"SITEMAPKIT_TEST_SQLITE_FILE": str(database)})
 
 
 def test_a_cron_run_exits_1_naming_the_failed_site_after_building_the_others(
     tmp_path: Path,
 ) -> None:
     database, output = tmp_path / "db.sqlite3", tmp_path / "sitemaps"
-    assert manage("migrate", "--skip-checks", "--verbosity", "0", database=database).returncode == 0
+    assert (
+        manage_sites("migrate", "--skip-checks", "--verbosity", "0", database=database).returncode
+        == 0
+    )
     (output / "shop").mkdir(parents=True)
     with open(output / "shop" / LOCK, "a") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        result = manage(
+        result = manage_sites(
             "build_sitemaps", "--skip-checks", "--output", str(output), database=database
         )
     assert (result.returncode, result.stderr) == (
@@ -629,7 +618,7 @@ def test_a_cron_run_exits_1_naming_the_failed_site_after_building_the_others(
     for role in ("www", "de"):
         index = (output / role / "sitemap.xml").read_bytes()
         assert index_locs(index) == [f"{BASE_URLS[role]}/sitemap-pages-1.xml"]
-    unknown = manage(
+    unknown = manage_sites(
         "build_sitemaps",
         "--skip-checks",
         "--output",

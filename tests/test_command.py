@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import io
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 from factories import bulk_articles
+from processes import manage
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
@@ -22,7 +20,6 @@ from django_sitemapkit.management.commands.build_sitemaps import Command
 
 pytestmark = pytest.mark.django_db
 Sources = Callable[..., None]
-TESTS = Path(__file__).parent
 
 
 class SmallPages(ArticleSource):
@@ -33,21 +30,6 @@ def run(*args: str, **options: Any) -> tuple[str, str]:
     stdout, stderr = io.StringIO(), io.StringIO()
     call_command("build_sitemaps", *args, stdout=stdout, stderr=stderr, **options)
     return stdout.getvalue(), stderr.getvalue()
-
-
-def manage(*args: str, settings: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``manage.py <args>`` in a process of its own, for real exit codes; ``settings``
-    names a ``tests/settings_<name>.py`` to use instead of ``tests/settings.py``."""
-    module = "settings" if settings is None else f"settings_{settings}"
-    env = {**os.environ, "PYTHONPATH": str(TESTS), "DJANGO_SETTINGS_MODULE": module}
-    return subprocess.run(
-        [sys.executable, "-m", "django", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
 
 
 def test_help_is_one_line() -> None:
