@@ -32,7 +32,7 @@ from django_sitemapkit.configured_sites import (
     setting_site_for,
     setting_sites,
 )
-from django_sitemapkit.sites import current_site, site_base_url, uses_site
+from django_sitemapkit.sites import UnusableSite, current_site, site_base_url, uses_site
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -77,14 +77,19 @@ def default_site() -> SitemapSite:
 def all_sites() -> list[SitemapSite]:
     """Every site, in the order configured (``Site`` rows by pk). A Site whose domain
     cannot be a base URL is left out, and logged."""
+    found, unusable = sites_and_problems()
+    for problem in unusable:
+        logger.error("Left out of the sitemaps: %s", problem)
+    return found
+
+
+def sites_and_problems() -> tuple[list[SitemapSite], list[UnusableSite]]:
+    """Every site, and the problem of each ``Site`` row that cannot be one."""
     if not several_sites():
-        return [default_site()]
+        return [default_site()], []
     if framework_variant():
-        found, unusable = framework_sites()
-        for problem in unusable:
-            logger.error("Left out of the sitemaps: %s", problem)
-        return found
-    return list(setting_sites().values())
+        return framework_sites()
+    return list(setting_sites().values()), []
 
 
 def site_named(name: str) -> SitemapSite | None:

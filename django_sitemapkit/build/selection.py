@@ -9,12 +9,9 @@ from django.core.exceptions import ImproperlyConfigured
 
 from django_sitemapkit.configured_sites import (
     SitemapSite,
-    framework_sites,
-    framework_variant,
-    setting_sites,
 )
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.hosts import default_site, several_sites
+from django_sitemapkit.hosts import several_sites, sites_and_problems
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.declaration import BaseSource
 
@@ -37,14 +34,10 @@ def configured_sites() -> tuple[list[SitemapSite], list[str]]:
     were skipped) stops the build in one line instead of a traceback.
     """
     try:
-        if not several_sites():
-            return [default_site()], []
-        if framework_variant():
-            found, unusable = framework_sites()
-            return found, [str(problem) for problem in unusable]
-        return list(setting_sites().values()), []
+        found, unusable = sites_and_problems()
     except ImproperlyConfigured as exc:
         raise BuildError(str(exc)) from exc
+    return found, [str(problem) for problem in unusable]
 
 
 def selected_sites(names: list[str] | None) -> tuple[list[SitemapSite], list[str]]:
