@@ -35,6 +35,7 @@ class Settings:
         "GZIP": True,
         "GZIP_LINKS": False,
         "SERVE": "database",
+        "FULL_BUILD_EVERY": dt.timedelta(days=1),
         # Google News: "only include articles that were published in the last two days".
         "NEWS_MAX_AGE": dt.timedelta(days=2),
     }
@@ -124,6 +125,13 @@ class Settings:
     def SERVE(self) -> str:
         """Where the views answer from: ``"database"``, ``"files"`` or ``"files-or-database"``."""
         value: str = self._get("SERVE")
+        return value
+
+    @property
+    def FULL_BUILD_EVERY(self) -> dt.timedelta | None:
+        """How often ``build_sitemaps`` renders every shard, not only those whose rows,
+        newest lastmod or keys changed; ``None``: only with ``--full``."""
+        value: dt.timedelta | None = self._get("FULL_BUILD_EVERY")
         return value
 
     @property

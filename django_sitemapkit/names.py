@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 
 INDEX_FILENAME = "sitemap.xml"
+# Published with the files: what the set holds and how it was built (build/manifest.py).
+MANIFEST_FILENAME = "sitemapkit-manifest.json"
 GZIP_SUFFIX = ".gz"
 # The section names the system checks allow (sitemapkit.E007).
 SECTION_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
@@ -24,6 +26,12 @@ PAGE_FILENAME = re.compile(
 
 def page_filename(section: str, page: int) -> str:
     return f"sitemap-{section}-{page}.xml"
+
+
+def page_number(name: str) -> int | None:
+    """The number in a page file's name."""
+    match = PAGE_FILENAME.match(without_gzip_suffix(name))
+    return None if match is None else int(match["page"])
 
 
 def without_gzip_suffix(name: str) -> str:

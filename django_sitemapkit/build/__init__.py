@@ -1,10 +1,13 @@
-"""Pre-render every sitemap file, then publish the set so no crawler sees a half of it.
+"""Pre-render the sitemap files, then publish the set so no crawler sees a half of it.
 
-Everything is staged first (``render``, ``index``). Only when every file and
-the index are written, and validated if asked, are they published
-(``publish``): pages, then the index, then the files the new index no longer
-names are removed. A failure before that leaves the previous set exactly as
-it was.
+The build plans first: each section is cut into shards (``planning.py``),
+and the shards the manifest of the published set does not describe as they
+are now are rendered to staging (``render.py``). The new set is then put
+together (``sets.py``): unchanged files kept, the index written, and a
+manifest that describes it all (``manifest.py``). Only when every file is
+written, and validated if asked, is the set published (``directory.py``,
+``destinations.py``). A failure before that leaves the published set exactly
+as it was.
 """
 
 from __future__ import annotations
@@ -13,20 +16,45 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from django_sitemapkit.build.destinations import Destination
-from django_sitemapkit.build.index import existing_index_entries, index_entries, render_index
-from django_sitemapkit.build.publish import publish, staged_files
-from django_sitemapkit.build.render import Progress, render_sections
-from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
+from django_sitemapkit.build.manifest import Manifest
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.planning import BuildPlan, known_shards, next_number, plan_build
+from django_sitemapkit.build.render import Progress, render_shards
+from django_sitemapkit.build.report import BuildResult, RenderedShard, SectionBuild
+from django_sitemapkit.build.sets import (
+    Namer,
+    NewSet,
+    add_section,
+    index_entries,
+    keep_shard,
+    place,
+    render_index,
+    unchanged,
+)
 from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.names import SECTION_NAME
+from django_sitemapkit.names import INDEX_FILENAME, SECTION_NAME
+from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.declaration import BaseSource
 
-__all__ = ["BuildInterrupted", "BuildOptions", "BuildResult", "SectionBuild", "build"]
+__all__ = [
+    "BuildInterrupted",
+    "BuildOptions",
+    "BuildPlan",
+    "BuildResult",
+    "EmptySet",
+    "SectionBuild",
+    "build",
+    "plan_build",
+]
 
 
 class BuildInterrupted(BuildError):
     """Ctrl-C (or SIGINT) before anything was published."""
+
+
+class EmptySet(BuildError):
+    """No section gave a single URL: nothing is published."""
 
 
 def build(
@@ -41,47 +69,137 @@ def build(
     done: Callable[[SectionBuild], None] = lambda build: None,
 ) -> BuildResult:
     """Build ``sources`` of ``site`` into ``destination``; ``partial`` keeps the other
-    sections' files.
+    sections' files as they are.
 
-    ``jobs`` of 2 or more builds sections in that many processes, and
-    compresses each gzip sibling on a thread of its own, so even one large
-    section keeps two cores busy.
+    ``jobs`` of 2 or more renders shards in that many processes, and
+    compresses each gzip sibling on a thread of its own.
     """
     options = replace(options, gzip_in_thread=options.gzip_in_thread or jobs > 1)
     refuse_unsafe_names(sources)
     with destination.lock():
         try:
-            kept = existing_index_entries(destination) if partial else []
-            builds = render_sections(
-                sources, site, destination.staging, options, jobs, progress, done
-            )
-            result = BuildResult(builds)
-            entries = index_entries(site, builds, kept, options)
-            if not entries:
-                destination.discard()
-                return result
-            result.index = render_index(destination.staging, entries, options)
-            if options.validate:
-                from django_sitemapkit.build.validation import validate_staged
-
-                validate_staged(destination.staging, staged_files(builds, result.index))
+            result = build_locked(destination, sources, options, site, partial, jobs, progress)
         except BaseException as exc:
-            destination.discard()
             error = failed(destination, exc)
             if error is exc:
                 raise
             raise error from exc
-        try:
-            publish(destination, builds, result.index, partial, result)
-        finally:
-            destination.discard()
+    for section in result.sections:
+        done(section)
+    return result
+
+
+def build_locked(
+    destination: Destination,
+    sources: list[BaseSource],
+    options: BuildOptions,
+    site: SitemapSite,
+    partial: bool,
+    jobs: int,
+    progress: Progress | None,
+) -> BuildResult:
+    plan = plan_build(destination, sources, options, site, partial)
+    old, recorded, now = plan.old, plan.recorded, plan.now
+    rendered = {
+        shard.job.number: shard
+        for shard in render_shards(plan.work, site, destination.staging, options, jobs, progress)
+    }
+    published = {f.name: f for f in old.files()} if old is not None else {}
+    new = NewSet()
+    for section in section_order(site, old):
+        if section in plan.planned:
+            shards = known_shards(recorded, section, plan.sections[section])
+            namer = Namer(section, next_number(shards))
+            add_section(new, plan.planned[section], rendered, namer, destination, published)
+        elif partial and recorded is not None:
+            for shard in recorded.section_shards(section):
+                keep_shard(new, shard, destination)
+    entries = index_entries(site, new.shards, options)
+    if not entries:
+        raise EmptySet(empty_message(destination, old))
+    index = render_index(destination, entries, options)
+    place(new, index, destination, published.get(INDEX_FILENAME))
+    kept_sections = recorded.sections if partial and recorded is not None else {}
+    manifest = Manifest(
+        site=site.base_url,
+        fingerprint=plan.settings,
+        sections={**kept_sections, **plan.sections},
+        shards=tuple(new.shards),
+        index=index,
+        built=now.isoformat(),
+        full_check=now.isoformat() if plan.full or recorded is None else recorded.full_check,
+    )
+    names = manifest.names()
+    earlier = old.names() if old is not None else set(destination.names())
+    result = BuildResult(
+        section_builds(manifest, list(rendered.values()), list(plan.planned)),
+        index,
+        manifest,
+        unchanged=list(new.kept),
+        removed=sorted(earlier - names),
+    )
+    if not new.written and not result.removed and unchanged(manifest, old):
         return result
+    if options.validate:
+        from django_sitemapkit.build.validation import validate_staged
+
+        validate_staged(destination.staging, new.written)
+    destination.publish(new.written, manifest.to_json(), result.removed)
+    result.published = True
+    result.replaced = list(new.written)
+    return result
+
+
+def section_order(site: SitemapSite, old: Manifest | None) -> list[str]:
+    """The site's sections in the registry's order, then those only the manifest has."""
+    order = [type(source).name for source in registry.sections(site)]
+    if old is not None:
+        order += [shard.section for shard in old.shards if shard.section not in order]
+    return list(dict.fromkeys(order))
+
+
+def section_builds(
+    manifest: Manifest, rendered: list[RenderedShard], sections: list[str]
+) -> list[SectionBuild]:
+    """The summary of each section built, from the manifest and the shards rendered."""
+    builds = []
+    for section in sections:
+        shards = manifest.section_shards(section)
+        mine = [shard for shard in rendered if shard.job.section == section]
+        builds.append(
+            SectionBuild(
+                section,
+                files=[f for shard in shards for f in shard.files],
+                rows=sum(shard.rows for shard in shards),
+                skipped=sum(shard.skipped for shard in shards),
+                shards=len(shards),
+                rendered=len(mine),
+                seconds=sum(shard.seconds for shard in mine),
+            )
+        )
+    return builds
+
+
+def empty_message(destination: Destination, old: Manifest | None) -> str:
+    published = (
+        f"{destination.label} still has the set it had"
+        if old is not None or destination.names()
+        else f"nothing was written to {destination.label}"
+    )
+    return (
+        "No sitemap section has a single URL (no rows, or none valid): nothing was "
+        f"published, and {published}. An index must list at least one sitemap, and an "
+        "empty database is more often a mistake (another DATABASES, a failed import) than "
+        "a site without pages; add rows, or fix the sources, then build again."
+    )
 
 
 def failed(destination: Destination, exc: BaseException) -> BaseException:
     """The one-line ``BuildError`` a failed build raises; the exception itself if it is
     neither an error nor an interruption."""
     untouched = f"Nothing was published: the files in {destination.label} are as they were."
+    if isinstance(exc, EmptySet):
+        return exc
     if isinstance(exc, KeyboardInterrupt):
         return BuildInterrupted(f"Interrupted. {untouched}")
     if isinstance(exc, BuildError):

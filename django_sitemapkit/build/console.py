@@ -10,12 +10,12 @@ from django.core.management.base import OutputWrapper
 from django.core.management.color import Style
 
 from django_sitemapkit.build.destinations import Destination
-from django_sitemapkit.build.publish import planned_names, stale_names
-from django_sitemapkit.build.report import BuildOptions, BuildResult, SectionBuild
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.planning import plan_build
+from django_sitemapkit.build.report import BuildResult, SectionBuild
 from django_sitemapkit.build.selection import SiteBuild
-from django_sitemapkit.conf import conf
 from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
+from django_sitemapkit.names import INDEX_FILENAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.plan import compile_plan
 
@@ -49,7 +49,8 @@ class Console:
     def section_done(self, section: SectionBuild) -> None:
         self.info(
             f"{section.section}: {section.urls:,} URLs in {len(section.files):,} "
-            f"file{'s' if len(section.files) != 1 else ''} ({section.seconds:.2f} s)"
+            f"file{'s' if len(section.files) != 1 else ''}, {section.rendered:,} of "
+            f"{section.shards:,} shard(s) rendered ({section.seconds:.2f} s)"
         )
         if self.verbosity >= 2:
             for built in section.files:
@@ -59,56 +60,58 @@ class Console:
         self.info("None of the sections --section names is listed on this site: nothing to do.")
 
     def report(self, site: SitemapSite, destination: Destination, result: BuildResult) -> None:
-        if result.index is None:
-            self.info(
-                "No sitemap section has any rows: nothing to write. The files in "
-                f"{destination.label} are left as they are."
-            )
-            return
         if self.verbosity < 1:
+            return
+        assert result.manifest is not None
+        files = len(result.manifest.names())
+        if not result.published:
+            shards = sum(section.shards for section in result.sections)
+            self.stdout.write(
+                f"Nothing changed: {shards:,} shard(s) are as the manifest records them, and "
+                f"the {files:,} files in {destination.label} are as they were."
+            )
             return
         self.stdout.write(summary_table(result))
         self.stdout.write(
-            f"Published to {destination.label} (pages, .gz siblings and the index): "
-            f"{len(result.replaced):,} written, "
-            f"{len(result.unchanged):,} unchanged, {len(result.removed):,} removed."
+            f"Published to {destination.label} ({files:,} files and the manifest): "
+            f"{len(result.replaced):,} written, {len(result.unchanged):,} unchanged, "
+            f"{len(result.removed):,} removed."
         )
-        for section in result.sections:
-            note = views_note(section)
-            if note:
-                # With several sites, stderr has no header to say whose section it is.
-                prefix = f"Site {site.name!r}: " if site.several else ""
-                self.stderr.write(self.style.WARNING(prefix + note))
 
     def dry_run(self, destination: Destination, planned: SiteBuild, options: BuildOptions) -> None:
-        plans = [compile_plan(source, planned.site) for source in planned.sources]
-        names = {plan.section: planned_names(plan, options) for plan in plans}
-        if not any(names.values()) and not planned.partial:
-            self.info("No sitemap section has any rows: nothing would be written.")
-            return
-        self.info(f"Dry run: nothing is written. A build would write to {destination.label}:")
-        for plan in plans:
-            files = names[plan.section]
-            self.info(f"  {plan.section}: {', '.join(files) if files else 'no files'}")
-        index = [INDEX_FILENAME, INDEX_FILENAME + GZIP_SUFFIX] if options.gzip else [INDEX_FILENAME]
-        self.info(f"  index: {', '.join(index)}")
-        keep = [name for files in names.values() for name in files] + index
-        stale = stale_names(destination, keep, set(names) if planned.partial else None)
-        self.info(f"and remove: {', '.join(stale) if stale else 'nothing'}")
+        plan = plan_build(destination, planned.sources, options, planned.site, planned.partial)
+        self.info(f"Dry run: nothing is written. A build of {destination.label} would:")
+        if plan.recorded is None:
+            self.info("  render every shard: there is no set built with these settings yet.")
+        elif plan.full:
+            self.info("  render every shard (--full, or SITEMAPKIT_FULL_BUILD_EVERY has passed).")
+        rows = 0
+        for section, shards in plan.planned.items():
+            rendered = [shard for shard in shards if shard.kept is None]
+            rows += sum(shard.rows or 0 for shard in shards)
+            names = [", ".join(shard.names) or "new files" for shard in rendered]
+            detail = f": {'; '.join(names)}" if rendered else ""
+            self.info(f"  {section}: render {len(rendered):,} of {len(shards):,} shard(s){detail}")
+        if not plan.work:
+            self.info("Nothing to do: every shard is as the manifest records it.")
+        elif not rows and not planned.partial:
+            self.info("No sitemap section has any rows: the build would publish nothing and fail.")
         self.info(
-            "File numbers assume no page reaches SITEMAPKIT_MAX_BYTES "
-            f"({conf.MAX_BYTES:,} bytes); a build cuts such a page in two."
+            "A shard's files keep their bytes, modification time and ETag when they come "
+            "out the same."
         )
 
 
 def summary_table(result: BuildResult) -> str:
-    header = ("Section", "Rows", "URLs", "Files", "Bytes", "Gzip bytes", "Skipped rows", "Seconds")
+    header = ("Section", "Rows", "URLs", "Files", "Rendered", "Bytes", "Gzip bytes", "Skipped")
     rows = [section_row(section) for section in result.sections]
     total = SectionBuild("Total")
     for section in result.sections:
         total.files += section.files
         total.rows += section.rows
         total.skipped += section.skipped
+        total.shards += section.shards
+        total.rendered += section.rendered
         total.seconds += section.seconds
     rows.append(section_row(total))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
@@ -120,7 +123,10 @@ def summary_table(result: BuildResult) -> str:
         for row in [header, *rows]
     ]
     assert result.index is not None
-    lines.append(f"Index: {INDEX_FILENAME}, {result.index.urls:,} entries.")
+    lines.append(
+        f"Index: {INDEX_FILENAME}, {result.index.urls:,} entries. {total.rendered:,} of "
+        f"{total.shards:,} shard(s) rendered in {total.seconds:.2f} s."
+    )
     return "\n".join(lines)
 
 
@@ -131,32 +137,10 @@ def section_row(section: SectionBuild) -> tuple[str, ...]:
         f"{section.rows:,}",
         f"{section.urls:,}",
         f"{len(section.files):,}",
+        f"{section.rendered:,}/{section.shards:,}",
         f"{section.size:,}",
         "-" if gzip_size is None else f"{gzip_size:,}",
         f"{section.skipped:,}",
-        f"{section.seconds:.2f}",
-    )
-
-
-def views_note(section: SectionBuild) -> str | None:
-    """Why this section's files are not page for page what the database views serve."""
-    if section.matches_views:
-        return None
-    reasons = []
-    if section.byte_cuts:
-        cuts = section.byte_cuts
-        files = f"file {cuts[0]}" if len(cuts) == 1 else f"files {', '.join(map(str, cuts))}"
-        reasons.append(
-            f"{files} ended at SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,} bytes), each going "
-            "on in the next file"
-        )
-    if section.empty_pages:
-        reasons.append(
-            f"{section.empty_pages:,} page(s) of rows had no valid entry and got no file"
-        )
-    return (
-        f"Section {section.section!r}: {'; '.join(reasons)}, so its file numbers differ from "
-        'the pages the database views serve. Serve these files (SITEMAPKIT_SERVE = "files").'
     )
 
 

@@ -1,14 +1,16 @@
-"""Each section written to staging in one ordered pass over its rows.
+"""Each shard (a section's key range, ``planning.py``) written to staging in one
+ordered pass over its rows.
 
-The rows are cut into pages of ``page_size`` rows, the same pages the views
-serve, and each page goes through the document pipeline. A page also ends
-before the line that would take it past ``SITEMAPKIT_MAX_BYTES``; that line
-starts the next file, so nothing is lost, but the file numbers then differ
-from the views' (``SectionBuild.matches_views`` says so).
+The rows are cut into pages of ``page_size`` rows, and each page goes through
+the document pipeline. A page also ends before the line that would take it
+past ``SITEMAPKIT_MAX_BYTES``; that line starts the next file, so nothing is
+lost. The same rows give the same bytes: nothing in a file depends on when,
+where or in which process it was written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -20,35 +22,41 @@ from typing import IO
 from django.db import connections, transaction
 
 from django_sitemapkit.build.destinations import Staging
-from django_sitemapkit.build.report import BuildOptions, BuiltFile, SectionBuild
+from django_sitemapkit.build.manifest import ManifestFile
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.planning import ShardJob
+from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.compression import gzip_stream, write_gzip_in_thread
 from django_sitemapkit.conf import conf
 from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.encoder import Encoder, Lines
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.names import GZIP_SUFFIX, page_filename
+from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.pipeline import first_run, fitting, written
 from django_sitemapkit.registry import registry
-from django_sitemapkit.sources.declaration import BaseSource
+from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.ranges import range_chunks
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally
 
-#: Called with (section, rows read so far) while a section is read.
+#: Called with (section, rows of it read so far) while shards are read.
 Progress = Callable[[str, int], None]
 
 
 def write_document(
     staging: Staging, name: str, chunks: Iterable[bytes], gzip: bool, gzip_in_thread: bool = False
-) -> tuple[int, int | None]:
+) -> tuple[int, int | None, str]:
     """Write ``chunks`` to the staged copy of ``name`` (and of its ``.gz``, compressed on a
-    second thread if ``gzip_in_thread``); return the sizes."""
+    second thread if ``gzip_in_thread``); return the sizes and the SHA-256 of ``name``."""
     size = 0
+    digest = hashlib.sha256()
 
     def tee(output: IO[bytes]) -> Iterator[bytes]:
         nonlocal size
         for chunk in chunks:
             output.write(chunk)
+            digest.update(chunk)
             size += len(chunk)
             yield chunk
 
@@ -56,7 +64,7 @@ def write_document(
         if not gzip:
             for _ in tee(output):
                 pass
-            return size, None
+            return size, None, digest.hexdigest()
         # The gzip sibling is compressed from the very chunks written to the
         # plain file, with the same compressor the views stream .xml.gz with.
         with open(staging.path(name + GZIP_SUFFIX), "wb") as compressed:
@@ -65,7 +73,7 @@ def write_document(
             else:
                 for block in gzip_stream(tee(output)):
                     compressed.write(block)
-            return size, compressed.tell()
+            return size, compressed.tell(), digest.hexdigest()
 
 
 @contextmanager
@@ -100,27 +108,38 @@ def reported(
         close_iterator(chunks)
 
 
-def render_section(
-    source: BaseSource,
-    site: SitemapSite,
+def shard_chunks(plan: Plan, job: ShardJob, tally: Tally) -> Iterator[tuple[int, Chunk]]:
+    """The shard's rows, cut into pages: a key range, or a section without a key whole."""
+    if isinstance(plan.pager, QueryPager) and plan.pager.key is not None:
+        return range_chunks(plan.pager, job.low, job.high, tally)
+    return plan.pager.numbered_chunks(tally)
+
+
+def render_shard(
+    plan: Plan,
+    job: ShardJob,
     staging: Staging,
     options: BuildOptions,
     progress: Progress | None = None,
-) -> SectionBuild:
-    """Write every file of one section to staging, in one pass over its rows."""
+) -> RenderedShard:
+    """Write every file of one shard to staging, in one pass over its rows; the files
+    are staged as ``.shard-<job>-<n>.xml`` until the build names them."""
     started = time.monotonic()
-    plan = compile_plan(source, site)
-    build = SectionBuild(plan.section)
+    rendered = RenderedShard(job)
     tally = Tally()
     with streaming_transaction(plan.database):
-        chunks = plan.pager.numbered_chunks(tally)
+        chunks = shard_chunks(plan, job, tally)
         if progress is not None:
             chunks = reported(chunks, lambda: progress(plan.section, tally.rows))
         try:
             for index, page_chunks in groupby(chunks, key=lambda p: p[0]):
                 runs = written(plan, index + 1, (chunk for _, chunk in page_chunks), tally)
                 write_page_files(
-                    plan, fitting(runs, plan.section, plan.document, tally), staging, options, build
+                    plan,
+                    fitting(runs, plan.section, plan.document, tally),
+                    staging,
+                    options,
+                    rendered,
                 )
         except BuildError:
             raise
@@ -131,77 +150,88 @@ def render_section(
             ) from exc
         finally:
             close_iterator(chunks)
-    build.rows = tally.rows
-    build.skipped = tally.skipped
-    build.seconds = time.monotonic() - started
-    return build
+    rendered.rows = tally.rows
+    rendered.skipped = tally.skipped
+    rendered.seconds = time.monotonic() - started
+    return rendered
+
+
+def staged_name(job: ShardJob, number: int) -> str:
+    return f".shard-{job.number}-{number}.xml"
 
 
 def write_page_files(
-    plan: Plan, runs: Iterator[Lines], staging: Staging, options: BuildOptions, build: SectionBuild
+    plan: Plan,
+    runs: Iterator[Lines],
+    staging: Staging,
+    options: BuildOptions,
+    rendered: RenderedShard,
 ) -> None:
     """The files of one page of rows: one, unless the byte limit cuts it."""
     pending = first_run(runs)
     if pending is None:
-        build.empty_pages += 1
+        rendered.empty_pages += 1
         return
     while pending is not None:
-        number = len(build.files) + 1
-        name = page_filename(plan.section, number)
+        name = staged_name(rendered.job, len(rendered.files) + 1)
         encoder = Encoder(plan.document, max_urls=plan.url_limit, max_bytes=conf.MAX_BYTES)
-        size, gzip_size = write_document(
+        size, gzip_size, sha256 = write_document(
             staging, name, encoder.stream(pending), options.gzip, options.gzip_in_thread
         )
-        build.files.append(BuiltFile(name, encoder.count, size, gzip_size, encoder.newest))
+        rendered.files.append(
+            ManifestFile(name, encoder.count, encoder.newest, size, gzip_size, sha256)
+        )
         overflow = encoder.overflow
         if overflow is None:
             return
         if encoder.count < plan.url_limit:
-            build.byte_cuts.append(number)
+            rendered.byte_cuts += 1
         pending = chain([overflow], pending)
 
 
-def render_named_section(
-    name: str, site: SitemapSite, staging: Staging, options: BuildOptions
-) -> SectionBuild:
-    """A ``--jobs`` worker: one section, in a process of its own."""
-    source = registry.get(name, site)
-    assert source is not None, name
+def render_job(
+    job: ShardJob, site: SitemapSite, staging: Staging, options: BuildOptions
+) -> RenderedShard:
+    """A ``--jobs`` worker: one shard, in a process of its own."""
+    source = registry.get(job.section, site)
+    assert source is not None, job.section
     try:
-        return render_section(source, site, staging, options)
+        return render_shard(compile_plan(source, site), job, staging, options)
     finally:
         connections.close_all()
 
 
-def render_sections(
-    sources: list[BaseSource],
+def render_shards(
+    jobs: list[tuple[Plan, ShardJob]],
     site: SitemapSite,
     staging: Staging,
     options: BuildOptions,
-    jobs: int,
+    processes: int,
     progress: Progress | None,
-    done: Callable[[SectionBuild], None],
-) -> list[SectionBuild]:
-    if jobs <= 1 or len(sources) <= 1:
-        built = []
-        for source in sources:
-            built.append(render_section(source, site, staging, options, progress))
-            done(built[-1])
-        return built
+) -> list[RenderedShard]:
+    """Every shard of ``jobs``, in order: here, or in ``processes`` forked workers."""
+    if processes <= 1 or len(jobs) <= 1:
+        rendered: list[RenderedShard] = []
+        read: dict[str, int] = {}
+        for plan, job in jobs:
+            done = read.get(plan.section, 0)
+            report = None if progress is None else shard_progress(progress, done)
+            rendered.append(render_shard(plan, job, staging, options, report))
+            read[plan.section] = done + rendered[-1].rows
+        return rendered
     # Forked workers must not share the parent's database connections: close
     # them, and each worker opens its own.
     connections.close_all()
     context = multiprocessing.get_context("fork")
-    names = [type(source).name for source in sources]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(sources)), mp_context=context) as pool:
-        futures = [
-            pool.submit(render_named_section, name, site, staging, options) for name in names
-        ]
+    with ProcessPoolExecutor(max_workers=min(processes, len(jobs)), mp_context=context) as pool:
+        futures = [pool.submit(render_job, job, site, staging, options) for _, job in jobs]
         try:
-            builds = [future.result() for future in futures]
+            return [future.result() for future in futures]
         except BaseException:
             pool.shutdown(cancel_futures=True)
             raise
-    for build in builds:
-        done(build)
-    return builds
+
+
+def shard_progress(progress: Progress, done: int) -> Progress:
+    """``progress`` counting the section's rows of the shards rendered before too."""
+    return lambda section, rows: progress(section, done + rows)

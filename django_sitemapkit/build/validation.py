@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django_sitemapkit.build.destinations import Staging
-from django_sitemapkit.build.report import BuiltFile
 from django_sitemapkit.encoder import NAMESPACE
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
@@ -62,20 +61,23 @@ def schema_for(document: etree._ElementTree, name: str) -> str:
     return "sitemap.xsd" if declared <= {NAMESPACE} else EXTENSIONS_SCHEMA
 
 
-def validate_staged(staging: Staging, built: Iterable[BuiltFile]) -> None:
-    """Raise ``BuildError`` naming the first file that is not schema-valid or whose
-    ``.gz`` sibling does not decompress to the same bytes."""
+def validate_staged(staging: Staging, names: Iterable[str]) -> None:
+    """Raise ``BuildError`` naming the first staged file that is not schema-valid or
+    whose ``.gz`` sibling does not decompress to the same bytes."""
     try:
         import lxml  # noqa: F401
     except ImportError as exc:
         raise BuildError(
             "--validate needs lxml: pip install 'django-sitemapkit[validate]'."
         ) from exc
-    for item in built:
-        path = staging.path(item.name)
-        validate_file(path, item.name)
-        if item.gzip_size is not None:
-            check_gzip_sibling(path, staging.path(item.name + GZIP_SUFFIX), item.name)
+    written = set(names)
+    for name in sorted(written):
+        if name.endswith(GZIP_SUFFIX):
+            continue
+        path = staging.path(name)
+        validate_file(path, name)
+        if name + GZIP_SUFFIX in written:
+            check_gzip_sibling(path, staging.path(name + GZIP_SUFFIX), name)
 
 
 def validate_file(path: Path, name: str) -> None:

@@ -57,11 +57,31 @@ def from_start(key: Sequence[KeyColumn], start: Sequence[Any]) -> Q:
     ``(a, b) >= (x, y)`` spelt out so every database takes it, with each
     column's direction: ``a > x OR (a = x AND b >= y)``.
     """
+    return compared(key, start, after=True)
+
+
+def before(key: Sequence[KeyColumn], stop: Sequence[Any]) -> Q:
+    """Rows strictly before ``stop`` in the order of ``key``: ``a < x OR (a = x AND b < y)``."""
+    return compared(key, stop, after=False)
+
+
+def between(key: Sequence[KeyColumn], low: Sequence[Any] | None, high: Sequence[Any] | None) -> Q:
+    """Rows from ``low`` (included) up to ``high`` (excluded); ``None`` is open-ended."""
+    condition = Q()
+    if low is not None:
+        condition &= from_start(key, low)
+    if high is not None:
+        condition &= before(key, high)
+    return condition
+
+
+def compared(key: Sequence[KeyColumn], values: Sequence[Any], *, after: bool) -> Q:
     condition = Q(pk__in=[])
     equal: dict[str, Any] = {}
     last = len(key) - 1
-    for position, (column, value) in enumerate(zip(key, start, strict=True)):
-        comparison = ("lt" if column.descending else "gt") + ("e" if position == last else "")
+    for position, (column, value) in enumerate(zip(key, values, strict=True)):
+        forward = after != column.descending
+        comparison = ("gt" if forward else "lt") + ("e" if after and position == last else "")
         condition |= Q(**equal, **{f"{column.name}__{comparison}": value})
         equal[column.name] = value
     return condition

@@ -10,8 +10,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.build import BuildInterrupted, build
 from django_sitemapkit.build.console import Console
-from django_sitemapkit.build.destinations import Destination, destination_for
-from django_sitemapkit.build.report import BuildOptions
+from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.places import destination_for
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
@@ -64,6 +65,12 @@ class Command(BaseCommand):
             help="List the .xml.gz names in the index (default: SITEMAPKIT_GZIP_LINKS).",
         )
         parser.add_argument(
+            "--full",
+            action="store_true",
+            help="Render every shard, not only those whose rows changed (files that come "
+            "out the same are still kept as they are).",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="Print what would be written; write nothing."
         )
         parser.add_argument(
@@ -93,6 +100,7 @@ class Command(BaseCommand):
             gzip=conf.GZIP if options["gzip"] is None else options["gzip"],
             gzip_links=conf.GZIP_LINKS if options["gzip_links"] is None else options["gzip_links"],
             validate=options["validate"],
+            full=options["full"],
         )
         if build_options.gzip_links and not build_options.gzip:
             raise CommandError(

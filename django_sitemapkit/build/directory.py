@@ -1,0 +1,166 @@
+"""A local directory, published atomically as a set.
+
+Each build writes a whole new directory beside the output directory,
+``.<name>.builds/<build id>/``: its new files, and a hard link to each
+unchanged one (which so keeps its bytes, its modification time and the
+``ETag`` made from them). The output directory itself is a symbolic link to
+the current build, and publishing is one ``rename()`` of a new link over it,
+atomic under POSIX: a reader that resolves the link sees one build whole,
+never some files of one and some of another, and a build killed at any point
+leaves the link as it was. The build before stays, for readers that resolved
+the link just before it moved; older ones, and those of builds that died, are
+removed by the next build.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime as dt
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django_sitemapkit.build.destinations import FILE_MODE, Destination, Staging, held_lock
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
+
+LOCK_NAME = ".lock"
+PARTIAL_SUFFIX = ".partial"
+# What a directory of files written before builds were linked may also hold:
+# the lock file and the staged files of a build that died.
+EARLIER_LOCK = ".sitemapkit.lock"
+EARLIER_STAGING_SUFFIX = ".tmp"
+# renameat2(2)'s flag to swap two names atomically (Linux 3.15 and later).
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+class DirectoryDestination(Destination):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(os.path.abspath(path))
+        self.label = str(self.path)
+        self.builds = self.path.parent / f".{self.path.name}.builds"
+        self.id = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + (
+            f"-{secrets.token_hex(4)}"
+        )
+        self.staging = Staging(str(self.builds / f"{self.id}{PARTIAL_SUFFIX}"))
+
+    def current(self) -> Path | None:
+        """The directory of the published set: the build the link points to, or the
+        output directory itself as builds before links left it."""
+        if self.path.is_symlink():
+            return self.builds / os.path.basename(os.readlink(self.path))
+        return self.path if self.path.is_dir() else None
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        try:
+            self.builds.mkdir(parents=True, exist_ok=True)
+            lock_file = open(self.builds / LOCK_NAME, "a")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise BuildError(f"Cannot write to {self.label}: {exc.strerror or exc}.") from exc
+        with lock_file, held_lock(lock_file, self.label):
+            self.refuse_foreign_files()
+            self.remove_leftovers()
+            Path(self.staging.directory).mkdir()
+            try:
+                yield
+            finally:
+                self.discard()
+
+    def refuse_foreign_files(self) -> None:
+        """A directory of earlier builds becomes the link's first target's neighbour,
+        moved whole: only if nothing but sitemap files is in it, so nothing else is
+        moved out of a web server's sight."""
+        if self.path.is_symlink() or not self.path.is_dir():
+            return
+        for entry in sorted(os.listdir(self.path)):
+            if is_sitemap_file(entry) or entry == EARLIER_LOCK:
+                continue
+            if entry.startswith(".sitemap") and entry.endswith(EARLIER_STAGING_SUFFIX):
+                continue
+            raise BuildError(
+                f"{self.label} holds {entry!r}, which no build wrote. A build now publishes "
+                f"each set as a directory of its own, linked from {self.label}; move "
+                f"{entry!r} elsewhere, then build again."
+            )
+
+    def remove_leftovers(self) -> None:
+        # The lock is held: a partial directory is a build that died, and a
+        # link beside the output directory one that died while publishing.
+        for entry in self.builds.iterdir():
+            if entry.name.endswith(PARTIAL_SUFFIX):
+                shutil.rmtree(entry, ignore_errors=True)
+        for entry in self.path.parent.glob(f".{self.path.name}.link-*"):
+            entry.unlink(missing_ok=True)
+
+    def names(self) -> list[str]:
+        current = self.current()
+        if current is None:
+            return []
+        return sorted(name for name in os.listdir(current) if is_sitemap_file(name))
+
+    def read(self, name: str) -> bytes | None:
+        current = self.current()
+        try:
+            return None if current is None else (current / name).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def keep(self, name: str) -> None:
+        current = self.current()
+        assert current is not None
+        os.link(current / name, self.staging.path(name))
+
+    def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
+        staging = Path(self.staging.directory)
+        for name in written:
+            os.chmod(staging / name, FILE_MODE)
+        (staging / MANIFEST_FILENAME).write_bytes(manifest)
+        os.chmod(staging / MANIFEST_FILENAME, FILE_MODE)
+        os.chmod(staging, 0o755)
+        previous = self.current()
+        final = self.builds / self.id
+        staging.rename(final)
+        link = self.path.parent / f".{self.path.name}.link-{self.id}"
+        os.symlink(os.path.join(self.builds.name, self.id), link)
+        if previous == self.path:
+            previous = self.replace_directory(link)
+        else:
+            os.replace(link, self.path)
+        self.prune(keep={final.name, previous.name if previous else ""})
+
+    def replace_directory(self, link: Path) -> Path:
+        """Put the link where the directory of earlier builds is, and move that
+        directory among the builds, as the build before."""
+        earlier = self.builds / f"{self.id}-before"
+        if exchange(link, self.path):
+            link.rename(earlier)  # ``link`` now names the directory
+        else:
+            # No atomic exchange here: for as long as two renames take, there
+            # is no directory at all (never a mixed one).
+            self.path.rename(earlier)
+            os.replace(link, self.path)
+        return earlier
+
+    def prune(self, keep: set[str]) -> None:
+        for entry in self.builds.iterdir():
+            if entry.is_dir() and not entry.is_symlink() and entry.name not in keep:
+                shutil.rmtree(entry, ignore_errors=True)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.staging.directory, ignore_errors=True)
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two names in one step with Linux's renameat2(); ``False`` where there is none."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    result = renameat2(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE)
+    return bool(result == 0)

@@ -1,0 +1,246 @@
+"""The plan of a build: each section cut into shards, and which shards to render.
+
+A section read by a key (``sources/keyset.py``) is cut where the build first
+saw each ``page_size`` rows begin, and the cuts are kept from one build to the
+next: a row inserted or deleted in the middle changes one shard only. One
+grouped query per section (``sources/ranges.py``) says what each shard holds
+now, and a shard whose rows, newest lastmod and key sum are as recorded in the
+manifest keeps its files. A shard grown past ``page_size`` rows is cut again;
+one left with no rows goes, its range joining the shard before it.
+
+A section without such a key (static pages, a contrib class, an ordering on
+a nullable column) is one shard, rendered again every build; its files keep
+their bytes when they come out the same.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.manifest import (
+    Manifest,
+    Shard,
+    encode_stats,
+    fingerprint,
+    package_version,
+    read_manifest,
+)
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SitemapSite
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.locations import sitemap_directory
+from django_sitemapkit.names import page_number
+from django_sitemapkit.sources.declaration import BaseSource
+from django_sitemapkit.sources.pages import QueryPager
+from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.ranges import Key, range_stats, starts
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    """One shard to render: the section, its range, and where it comes in the build."""
+
+    section: str
+    number: int
+    low: Key | None
+    high: Key | None
+
+
+@dataclass
+class PlannedShard:
+    section: str
+    low: Key | None
+    stats: dict[str, Any] | None
+    #: The recorded shard whose files are kept as they are; else it is rendered.
+    kept: Shard | None = None
+    #: The names its files had, given again in order to the files it renders to.
+    names: list[str] = field(default_factory=list)
+    high: Key | None = None
+    #: Set by ``to_render()`` on a shard to render.
+    job: ShardJob | None = None
+
+    @property
+    def rows(self) -> int | None:
+        return None if self.stats is None else int(self.stats["rows"])
+
+
+def section_fingerprint(plan: Plan) -> str:
+    """What a section's files depend on beyond its rows: when it changes (a new limit,
+    another key, an upgrade of this package), every shard is cut and rendered afresh."""
+    cls = type(plan.source)
+    key = getattr(plan.pager, "key", None)
+    return fingerprint(
+        {
+            "version": package_version(),
+            "class": f"{cls.__module__}.{cls.__qualname__}",
+            "pager": type(plan.pager).__name__,
+            "page_size": plan.page_size,
+            "url_limit": plan.url_limit,
+            "languages": plan.languages,
+            "extensions": plan.document.extensions,
+            "key": None if key is None else [list(column) for column in key],
+            "lastmod": getattr(plan.pager, "lastmod_path", None),
+        }
+    )
+
+
+def plan_section(plan: Plan, recorded: list[Shard] | None, full: bool) -> list[PlannedShard]:
+    """The shards of ``plan``'s section: ``recorded`` ones kept or rendered again (all
+    rendered if ``full``), or, without a record, cut afresh."""
+    pager = plan.pager
+    if not isinstance(pager, QueryPager) or pager.key is None:
+        names = [f.name for shard in recorded or [] for f in shard.files]
+        if not isinstance(pager, QueryPager):
+            return [PlannedShard(plan.section, None, None, names=names)]
+        whole = encode_stats(range_stats(pager, [None], None)[0])
+        if recorded and len(recorded) == 1 and recorded[0].stats == whole and not full:
+            return [PlannedShard(plan.section, None, whole, kept=recorded[0])]
+        return [PlannedShard(plan.section, None, whole, names=names)]
+    if not recorded:
+        return without_empty(cut(plan, None, None))
+    lows = [shard.low for shard in recorded]
+    planned: list[PlannedShard] = []
+    for i, (shard, now) in enumerate(zip(recorded, range_stats(pager, lows, None), strict=True)):
+        high = lows[i + 1] if i + 1 < len(lows) else None
+        stats = encode_stats(now)
+        if stats == shard.stats and not full:
+            planned.append(PlannedShard(plan.section, shard.low, stats, kept=shard, high=high))
+        elif now.rows > plan.page_size:
+            pieces = cut(plan, shard.low, high)
+            first = pieces[0]
+            if first.stats == shard.stats and not full:
+                # The rows were added after the shard's first page_size rows,
+                # which are as they were: its files stay, the rest is new.
+                first.kept = shard
+            else:
+                first.names = [f.name for f in shard.files]
+            planned += pieces
+        else:
+            names = [f.name for f in shard.files]
+            planned.append(PlannedShard(plan.section, shard.low, stats, names=names, high=high))
+    return without_empty(planned)
+
+
+def cut(plan: Plan, low: Key | None, high: Key | None) -> list[PlannedShard]:
+    """The range from ``low`` to ``high`` in shards of ``page_size`` rows."""
+    assert isinstance(plan.pager, QueryPager)
+    lows = [low, *starts(plan.pager, low, high, plan.page_size)]
+    stats = range_stats(plan.pager, lows, high)
+    return [
+        PlannedShard(
+            plan.section,
+            start,
+            encode_stats(now),
+            high=lows[i + 1] if i + 1 < len(lows) else high,
+        )
+        for i, (start, now) in enumerate(zip(lows, stats, strict=True))
+    ]
+
+
+def without_empty(planned: list[PlannedShard]) -> list[PlannedShard]:
+    """``planned`` less its shards with no rows (the range of each joins the shard before
+    it; the first shard always starts at the section's start). A section with no rows
+    at all keeps one shard, so that it is still recorded."""
+    kept = [shard for shard in planned if shard.rows != 0] or planned[:1]
+    for earlier, later in itertools.pairwise(kept):
+        earlier.high = later.low
+    kept[-1].high = None
+    if kept[0].low is not None:
+        first = kept[0]
+        first.low = None
+        if first.kept is not None:
+            first.kept = replace(first.kept, low=None)
+    return kept
+
+
+def to_render(planned: list[PlannedShard], start: int) -> list[tuple[PlannedShard, ShardJob]]:
+    """The shards of ``planned`` to render, each given its job, numbered from ``start``."""
+    found: list[tuple[PlannedShard, ShardJob]] = []
+    for shard in planned:
+        if shard.kept is None:
+            shard.job = ShardJob(shard.section, start + len(found), shard.low, shard.high)
+            found.append((shard, shard.job))
+    return found
+
+
+def next_number(recorded: list[Shard] | None) -> int:
+    """The first file number no recorded file of the section has."""
+    numbers = [page_number(f.name) or 0 for shard in recorded or [] for f in shard.files]
+    return max(numbers, default=0) + 1
+
+
+@dataclass
+class BuildPlan:
+    """What a build will do, decided before any file is written (and all a dry run does)."""
+
+    old: Manifest | None
+    #: ``old``, if it was built with these settings: its shards can be kept.
+    recorded: Manifest | None
+    settings: str
+    now: dt.datetime
+    full: bool
+    plans: list[Plan]
+    sections: dict[str, str]
+    planned: dict[str, list[PlannedShard]]
+    work: list[tuple[Plan, ShardJob]]
+
+
+def plan_build(
+    destination: Destination,
+    sources: list[BaseSource],
+    options: BuildOptions,
+    site: SitemapSite,
+    partial: bool,
+) -> BuildPlan:
+    old = read_manifest(destination.manifest(), destination.label)
+    settings = settings_fingerprint(site, options)
+    # A set built with other settings (base URL, gzip, limits) is rebuilt whole.
+    recorded = old if old is not None and old.fingerprint == settings else None
+    if partial and recorded is None:
+        raise BuildError(
+            f"There is no set in {destination.label} built with these settings to update "
+            "one section of; run build_sitemaps without --section once first."
+        )
+    now = dt.datetime.now(dt.timezone.utc)
+    full = options.full or (recorded is not None and full_check_due(recorded, now))
+    plans = [compile_plan(source, site) for source in sources]
+    sections = {plan.section: section_fingerprint(plan) for plan in plans}
+    planned: dict[str, list[PlannedShard]] = {}
+    work: list[tuple[Plan, ShardJob]] = []
+    for plan in plans:
+        shards = known_shards(recorded, plan.section, sections[plan.section])
+        planned[plan.section] = plan_section(plan, shards, full)
+        work += [(plan, job) for _, job in to_render(planned[plan.section], len(work))]
+    return BuildPlan(old, recorded, settings, now, full, plans, sections, planned, work)
+
+
+def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[Shard] | None:
+    """The recorded shards of ``section``, if its files were built as they would be now."""
+    if recorded is None or recorded.sections.get(section) != print_:
+        return None
+    return recorded.section_shards(section)
+
+
+def settings_fingerprint(site: SitemapSite, options: BuildOptions) -> str:
+    """What every file of the set depends on, beyond each section's own."""
+    return fingerprint(
+        {
+            "version": package_version(),
+            "base_url": site.base_url,
+            "directory": sitemap_directory(),
+            "gzip": options.gzip,
+            "gzip_links": options.gzip_links,
+            "max_bytes": conf.MAX_BYTES,
+        }
+    )
+
+
+def full_check_due(recorded: Manifest, now: dt.datetime) -> bool:
+    """Whether ``SITEMAPKIT_FULL_BUILD_EVERY`` has passed since every shard was rendered."""
+    every = conf.FULL_BUILD_EVERY
+    return every is not None and now - recorded.full_check_at() >= every

@@ -1,0 +1,157 @@
+"""The new set: rendered files named, unchanged files kept, the index written, and
+what changed against the published set.
+
+A rendered shard's files take the names its files had, in order, and any
+more take numbers no file of the section had. A file whose bytes are those of
+the published file of the same name is not written again: the published one
+is kept, with its modification time (``Destination.keep()``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.manifest import Manifest, ManifestFile, Shard
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.planning import PlannedShard
+from django_sitemapkit.build.render import write_document
+from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.conf import MAX_URLS, conf
+from django_sitemapkit.configured_sites import SitemapSite
+from django_sitemapkit.encoder import SITEMAPINDEX, Encoder, Entry
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.locations import sitemap_directory
+from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, page_filename
+from django_sitemapkit.pipeline import index_runs
+
+
+@dataclass
+class NewSet:
+    """The files of the new set, sorted by what the build does with them."""
+
+    shards: list[Shard] = field(default_factory=list)
+    #: Names staged to publish (pages and their siblings), and names kept as published.
+    written: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+class Namer:
+    """Names for a section's files: the names they had, then numbers none had."""
+
+    def __init__(self, section: str, first_free: int) -> None:
+        self.section = section
+        self.next = first_free
+
+    def name(self, names: list[str], position: int) -> str:
+        if position < len(names):
+            return names[position]
+        self.next += 1
+        return page_filename(self.section, self.next - 1)
+
+
+def add_section(
+    new: NewSet,
+    planned: list[PlannedShard],
+    rendered: dict[int, RenderedShard],
+    namer: Namer,
+    destination: Destination,
+    published: dict[str, ManifestFile],
+) -> None:
+    """Add a section's shards to ``new``; ``rendered`` maps a job's number to what it
+    gave, and each shard to render has its job."""
+    for shard in planned:
+        if shard.kept is not None:
+            for file in shard.kept.files:
+                keep(new, file, destination)
+            kept = shard.kept
+            new.shards.append(
+                Shard(shard.section, shard.low, shard.stats, kept.files, kept.rows, kept.skipped)
+            )
+            continue
+        assert shard.job is not None
+        result = rendered[shard.job.number]
+        files = []
+        for number, staged in enumerate(result.files):
+            name = namer.name(shard.names, number)
+            file = ManifestFile(
+                name, staged.urls, staged.newest, staged.size, staged.gzip_size, staged.sha256
+            )
+            rename_staged(destination, staged, name)
+            place(new, file, destination, published.get(name))
+            files.append(file)
+        new.shards.append(
+            Shard(shard.section, shard.low, shard.stats, tuple(files), result.rows, result.skipped)
+        )
+
+
+def keep_shard(new: NewSet, shard: Shard, destination: Destination) -> None:
+    """A shard of a section this build leaves alone (``--section``)."""
+    for file in shard.files:
+        keep(new, file, destination)
+    new.shards.append(shard)
+
+
+def rename_staged(destination: Destination, staged: ManifestFile, name: str) -> None:
+    final = ManifestFile(name, 0, None, 0, staged.gzip_size, "")
+    for before, after in zip(staged.names(), final.names(), strict=True):
+        os.replace(destination.staging.path(before), destination.staging.path(after))
+
+
+def place(
+    new: NewSet, file: ManifestFile, destination: Destination, published: ManifestFile | None
+) -> None:
+    """Publish ``file`` as staged, or, when the published file has its very bytes, keep
+    that one."""
+    if published is not None and (published.sha256, published.gzip_size is None) == (
+        file.sha256,
+        file.gzip_size is None,
+    ):
+        for name in file.names():
+            destination.staging.path(name).unlink()
+        keep(new, file, destination)
+    else:
+        new.written += file.names()
+
+
+def keep(new: NewSet, file: ManifestFile, destination: Destination) -> None:
+    for name in file.names():
+        destination.keep(name)
+        new.kept.append(name)
+
+
+def index_entries(site: SitemapSite, shards: list[Shard], options: BuildOptions) -> list[Entry]:
+    base = site.base_url + sitemap_directory()
+    suffix = GZIP_SUFFIX if options.gzip_links else ""
+    return [Entry(base + f.name + suffix, f.newest) for shard in shards for f in shard.files]
+
+
+def render_index(
+    destination: Destination, entries: list[Entry], options: BuildOptions
+) -> ManifestFile:
+    if len(entries) > MAX_URLS:
+        raise BuildError(
+            f"The build has {len(entries):,} files, more than the {MAX_URLS:,} one index may "
+            "list; raise SITEMAPKIT_LIMIT or the sources' limit so fewer files are needed."
+        )
+    encoder = Encoder(SITEMAPINDEX, max_bytes=conf.MAX_BYTES)
+    size, gzip_size, sha256 = write_document(
+        destination.staging, INDEX_FILENAME, encoder.stream(index_runs(entries)), options.gzip
+    )
+    if encoder.cut:
+        raise BuildError(
+            f"The index of {len(entries):,} files passes SITEMAPKIT_MAX_BYTES "
+            f"({conf.MAX_BYTES:,} bytes); raise the setting or the sources' limit."
+        )
+    return ManifestFile(INDEX_FILENAME, encoder.count, encoder.newest, size, gzip_size, sha256)
+
+
+def unchanged(new: Manifest, old: Manifest | None) -> bool:
+    """Whether ``new`` records exactly what ``old`` does, but for when it was built."""
+    if old is None:
+        return False
+    same = Manifest(
+        old.site, new.fingerprint, new.sections, new.shards, new.index, old.built, new.full_check
+    )
+    return same.to_json() == old.to_json()

@@ -1,0 +1,145 @@
+"""Key ranges of a queryset section: where ranges of a given size start, what each
+range holds now, and its rows.
+
+A build cuts a section into ranges of its ordering key (``keyset.py``) and
+keeps the cuts from one build to the next, so a row inserted or deleted in
+the middle changes one range only. These queries read the key's columns and
+aggregates, which an index on the key answers without reading the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+from django.db import models
+from django.db.models import Case, Count, IntegerField, Max, Sum, Value, When
+
+from django_sitemapkit.sources.keyset import before, between
+from django_sitemapkit.sources.pages import QueryPager, Scope, pages_of
+from django_sitemapkit.sources.rows import Chunk
+from django_sitemapkit.sources.skips import Tally
+
+Key = tuple[Any, ...]
+# One grouped query compares this many ranges at most: each row is tested
+# against the ranges' upper bounds in turn (a CASE), so the cost per row grows
+# with the ranges in one query.
+RANGES_PER_QUERY = 64
+# What the grouped query calls its values: no model field of a project's may
+# share a name with an annotation, so they are named in the package's own prefix.
+RANGE_ALIAS = "sitemapkit_range"
+ROWS, LASTMOD, KEY_SUM = "sitemapkit_rows", "sitemapkit_lastmod", "sitemapkit_key_sum"
+INTEGER_FIELDS = {
+    "AutoField",
+    "BigAutoField",
+    "SmallAutoField",
+    "IntegerField",
+    "BigIntegerField",
+    "SmallIntegerField",
+    "PositiveIntegerField",
+    "PositiveBigIntegerField",
+    "PositiveSmallIntegerField",
+}
+
+
+class RangeStats(NamedTuple):
+    """What the database says about a range now, to compare with what a build recorded.
+
+    ``key_sum`` (the sum of the primary keys, when they are integers) changes
+    when one row replaces another, which a count alone would not see.
+    """
+
+    rows: int
+    lastmod: Any
+    key_sum: int | None
+
+
+EMPTY = RangeStats(0, None, None)
+
+
+def has_integer_pk(model: type[models.Model]) -> bool:
+    return model._meta.pk.get_internal_type() in INTEGER_FIELDS
+
+
+def starts(pager: QueryPager, low: Key | None, high: Key | None, every: int) -> list[Key]:
+    """The keys of the rows at ``every``, ``2 * every``, ... of the range from ``low`` to
+    ``high``: where ranges of ``every`` rows start after the first.
+
+    Each is found from the one before, ``every`` rows on, so the database
+    steps over each row once whatever the range's size.
+    """
+    assert pager.key is not None
+    names = [column.name for column in pager.key]
+    found: list[Key] = []
+    start = low
+    while True:
+        rows = pager.ordered.filter(between(pager.key, start, high)).values_list(*names)
+        following = list(rows[every : every + 1])
+        if not following:
+            return found
+        start = tuple(following[0])
+        found.append(start)
+
+
+def range_stats(
+    pager: QueryPager, lows: Sequence[Key | None], high: Key | None
+) -> list[RangeStats]:
+    """The stats of each range from ``lows[i]`` to ``lows[i + 1]`` (the last one up to
+    ``high``), in grouped queries of at most ``RANGES_PER_QUERY`` ranges."""
+    stats: list[RangeStats] = []
+    for first in range(0, len(lows), RANGES_PER_QUERY):
+        batch = list(lows[first : first + RANGES_PER_QUERY])
+        stop = lows[first + len(batch)] if first + len(batch) < len(lows) else high
+        stats += batch_stats(pager, batch, stop)
+    return stats
+
+
+def batch_stats(pager: QueryPager, lows: list[Key | None], high: Key | None) -> list[RangeStats]:
+    queryset = pager.ordered.order_by()
+    if pager.key is not None:
+        queryset = queryset.filter(between(pager.key, lows[0], high))
+    else:
+        # A section without a key is one range, the whole of it.
+        assert lows == [None]
+        assert high is None
+    aggregates: dict[str, Any] = {ROWS: Count("pk")}
+    if pager.lastmod_path is not None:
+        aggregates[LASTMOD] = Max(pager.lastmod_path)
+    if has_integer_pk(queryset.model):
+        aggregates[KEY_SUM] = Sum("pk")
+    if len(lows) == 1:
+        found = {0: queryset.aggregate(**aggregates)}
+    else:
+        assert pager.key is not None
+        number = Case(
+            *(
+                When(before(pager.key, low), then=Value(i))
+                for i, low in enumerate(lows[1:])
+                if low is not None
+            ),
+            default=Value(len(lows) - 1),
+            output_field=IntegerField(),
+        )
+        grouped = queryset.annotate(**{RANGE_ALIAS: number}).values(RANGE_ALIAS)
+        found = {row[RANGE_ALIAS]: row for row in grouped.annotate(**aggregates)}
+    return [stats_of(found.get(i)) for i in range(len(lows))]
+
+
+def stats_of(row: dict[str, Any] | None) -> RangeStats:
+    if row is None or not row[ROWS]:
+        return EMPTY
+    key_sum = row.get(KEY_SUM)
+    # PostgreSQL sums a bigint column as numeric, which psycopg reads as a Decimal.
+    return RangeStats(row[ROWS], row.get(LASTMOD), None if key_sum is None else int(key_sum))
+
+
+def range_chunks(
+    pager: QueryPager, low: Key | None, high: Key | None, tally: Tally | None = None
+) -> Iterator[tuple[int, Chunk]]:
+    """The rows from ``low`` to ``high`` in the section's order, cut into pages of
+    ``page_size`` rows, each chunk with its page's index within the range."""
+    rows, keys = pager.row_queryset, pager.ordered
+    if pager.key is not None:
+        condition = between(pager.key, low, high)
+        rows, keys = rows.filter(condition), keys.filter(condition)
+    return pages_of(pager.read(Scope(rows, keys, 0, None), tally), pager.page_size)
