@@ -63,6 +63,7 @@ class DirectoryDestination(Destination):
         except OSError as exc:
             raise BuildError(f"Cannot write to {self.label}: {exc.strerror or exc}.") from exc
         with lock_file, held_lock(lock_file, self.label):
+            self.refuse_mount_point()
             self.refuse_foreign_files()
             self.remove_leftovers()
             Path(self.staging.directory).mkdir()
@@ -70,6 +71,15 @@ class DirectoryDestination(Destination):
                 yield
             finally:
                 self.discard()
+
+    def refuse_mount_point(self) -> None:
+        if os.path.ismount(self.path):
+            raise BuildError(
+                f"{self.label} is a mount point, which a build cannot replace with the link "
+                "to its set; write to a directory inside it instead (--output or "
+                f"SITEMAPKIT_OUTPUT_DIR {os.path.join(self.label, 'sitemaps')!r}), and serve "
+                "that one."
+            )
 
     def refuse_foreign_files(self) -> None:
         """A directory of earlier builds becomes the link's first target's neighbour,
