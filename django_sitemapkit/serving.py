@@ -23,7 +23,7 @@ from django.utils.http import http_date
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
 from django_sitemapkit.negotiation import accepts_gzip
 from django_sitemapkit.values import aware_utc
 
@@ -79,10 +79,15 @@ class OpenFile:
 
 class LocalDirectory:
     """``SITEMAPKIT_OUTPUT_DIR``: validators from ``fstat()`` of the open file, so they
-    describe the bytes sent even if a new build renames a file into place meanwhile."""
+    describe the bytes sent even if a new build is published meanwhile.
+
+    The directory is a symbolic link to the current build's (``build/directory.py``),
+    resolved once: every file a response reads (the ``.xml`` or its ``.gz``) comes
+    from the same build, even if the link moves while it is read.
+    """
 
     def __init__(self, path: str) -> None:
-        self.path = path
+        self.path = os.path.realpath(path)
 
     def open(self, name: str) -> OpenFile | None:
         try:
@@ -110,6 +115,9 @@ class LocalDirectory:
             return False
         return stat.S_ISREG(status.st_mode)
 
+    def has_set(self) -> bool:
+        return self.exists(INDEX_FILENAME)
+
 
 class StorageDirectory:
     """``SITEMAPKIT_STORAGE``: validators from ``size()`` and ``get_modified_time()``,
@@ -135,6 +143,9 @@ class StorageDirectory:
 
     def exists(self, name: str) -> bool:
         return self.storage.exists(self.prefix + name)
+
+    def has_set(self) -> bool:
+        return self.exists(INDEX_FILENAME)
 
     def size(self, name: str) -> int | None:
         try:

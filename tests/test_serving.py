@@ -385,20 +385,36 @@ def test_missing_gz_sibling_and_a_client_that_wants_plain_xml(client: Client, fi
 
 
 @pytest.mark.parametrize("path", ["/sitemap-articles-1.xml", "/sitemap-articles-1.xml.gz"])
-def test_files_or_database_falls_back_for_a_missing_file(
+def test_files_or_database_never_mixes_a_built_set_with_database_pages(
     client: Client, built: Path, path: str
 ) -> None:
+    # A built set is cut by key range, the database's pages by position: a file
+    # missing from a set is a 404, never the database's page of that number.
     for name in ["sitemap-articles-1.xml", "sitemap-articles-1.xml.gz"]:
         (built / name).unlink()
-    database = fetch(client, path)
     with override_settings(SITEMAPKIT_SERVE="files-or-database", SITEMAPKIT_OUTPUT_DIR=str(built)):
+        response, _ = get(client, path)
+        assert response.status_code == 404
+        served = get(client, "/sitemap.xml")
+        assert isinstance(served[0], FileResponse)
+        assert served[1] == (built / "sitemap.xml").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "path", ["/sitemap.xml", "/sitemap-articles-1.xml", "/sitemap-articles-1.xml.gz"]
+)
+def test_files_or_database_answers_from_the_database_while_nothing_is_built(
+    client: Client, tmp_path: Path, path: str
+) -> None:
+    ArticleFactory.create(slug="a", updated_at=UPDATED)
+    database = fetch(client, path)
+    empty = tmp_path / "not-built-yet"
+    empty.mkdir()
+    with override_settings(SITEMAPKIT_SERVE="files-or-database", SITEMAPKIT_OUTPUT_DIR=str(empty)):
         response, body = get(client, path)
         assert not isinstance(response, FileResponse)
         assert response["ETag"].startswith('W/"')
         assert (response.status_code, body, dict(response.headers)) == database
-        served = get(client, "/sitemap.xml")
-        assert isinstance(served[0], FileResponse)
-        assert served[1] == (built / "sitemap.xml").read_bytes()
 
 
 @pytest.mark.parametrize("method", ["post", "put", "delete", "patch", "options"])

@@ -89,7 +89,8 @@ def from_files_or_database(
     representation: Representation,
     database: Callable[[], HttpResponseBase],
 ) -> HttpResponseBase:
-    """The built file in the file modes, if there is one; else the database's answer.
+    """The built file in the file modes, if there is one; else, when no set is built
+    at all and the mode allows it, the database's answer.
 
     A built file is served whatever is registered: in the file modes the
     build is what the views answer from. Anything else needs a source.
@@ -102,6 +103,11 @@ def from_files_or_database(
     if conf.SERVE == "files":
         # Never a silent database scan: in this mode the build is the only source.
         raise Http404(f"{filename + representation.suffix} has not been built.")
+    if conf.SERVE == "files-or-database" and serving.built_files(site).has_set():
+        # A built set's files are cut by key range, the database's pages by
+        # position: page 3 of one is not page 3 of the other, so a set that
+        # exists is served alone, and the database only stands in for no set.
+        raise Http404(f"{filename + representation.suffix} is not in the built set.")
     return database()
 
 
