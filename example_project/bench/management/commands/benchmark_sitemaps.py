@@ -172,7 +172,7 @@ class Command(BaseCommand):
             type=positive_int,
             default=5,
             help=f"timed runs per serving case (default 5); the sites cases run them in "
-            f"each of {TURNS} child processes",
+            f"each of {TURNS} child processes; runs of the three incremental steps",
         )
         parser.add_argument(
             "--build-runs",
