@@ -831,9 +831,13 @@ SITE_CASES = tuple(
     for count in (1, 100)
 )
 
+# The steps of bench/incremental_cases.py: build_sitemaps into one directory, into
+# it empty, again with nothing changed, and after changes to the build table.
+INCREMENTAL_CASES = ("incremental-full", "incremental-unchanged", "incremental-changed")
+
 # None: a case of bench/compat_cases.py or bench/site_cases.py, which import this
 # module (and django.contrib.sitemaps or django.contrib.sites, which no other case
-# needs); the command makes it.
+# needs), or a step of bench/incremental_cases.py; the command makes it.
 CASE_FACTORIES: dict[str, Callable[[Plan], Case] | None] = {
     "contrib": lambda plan: ContribServe(plan.serve_size),
     "contrib-class": None,
@@ -855,6 +859,7 @@ CASE_FACTORIES: dict[str, Callable[[Plan], Case] | None] = {
     "index-full": lambda plan: OursIndex(conditional=False),
     "index-304": lambda plan: OursIndex(conditional=True),
     **dict.fromkeys(SITE_CASES),
+    **dict.fromkeys(INCREMENTAL_CASES),
 }
 CASES = tuple(CASE_FACTORIES)
 # The cases that serve page 1 of --rows: the same URLs, the same locations.
@@ -888,9 +893,12 @@ TABLE_CASES = tuple(
 )
 BUILD_CASES = ("build-gzip", "build-registered", "build-nogzip", "build-jobs2", "build-floor")
 # A run without --cases: the index cases read ten million rows and are asked for,
-# as are the drop-in's (see COMPAT_ONLY) and the several sites' ones.
+# as are the drop-in's (see COMPAT_ONLY), the several sites' ones and the
+# incremental steps (three builds of the build table and more per run).
 DEFAULT_CASES = tuple(
-    name for name in CASES if name not in (*INDEX_CASES, *COMPAT_ONLY, *SITE_CASES)
+    name
+    for name in CASES
+    if name not in (*INDEX_CASES, *COMPAT_ONLY, *SITE_CASES, *INCREMENTAL_CASES)
 )
 
 

@@ -2,8 +2,9 @@
 floors, timed and weighed on the same rows, one child process per measurement;
 and, when asked for, this package's drop-in for contrib's views over the same
 ``Sitemap`` classes (and those classes registered, built and served from the files),
-both sitemap indexes over a table of millions of rows, and this package's index
-and a page with 1 and with 100 configured sites.
+both sitemap indexes over a table of millions of rows, this package's index
+and a page with 1 and with 100 configured sites, and three builds in a row into one
+directory (the incremental steps: what a build rewrites, and in how long).
 
 The parent process only starts children and prints; each child runs one case
 with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
@@ -33,13 +34,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, connection
 
-from bench import cases
+from bench import cases, incremental_cases, incremental_report, incremental_runs
 from bench.cases import (
     BUILD_CASES,
     CASES,
     COMPAT_CASES,
     COMPAT_ONLY,
     DEFAULT_CASES,
+    INCREMENTAL_CASES,
     INDEX_CASES,
     PAGE_MAX,
     SERVING_CASES,
@@ -72,6 +74,7 @@ CASE_GROUPS = {
     "compat": COMPAT_CASES,
     "index": INDEX_CASES,
     "sites": SITE_CASES,
+    "incremental": INCREMENTAL_CASES,
     "all": CASES,
 }
 # Children per site case for the time measure, in turns with its pair (see
@@ -169,7 +172,7 @@ class Command(BaseCommand):
             type=positive_int,
             default=5,
             help=f"timed runs per serving case (default 5); the sites cases run them in "
-            f"each of {TURNS} child processes",
+            f"each of {TURNS} child processes; runs of the three incremental steps",
         )
         parser.add_argument(
             "--build-runs",
@@ -190,7 +193,9 @@ class Command(BaseCommand):
             "and build-gzip), "
             "'index' (the three index cases), 'sites' (the index and a page with 1 and "
             "with 100 sites, by SITEMAPKIT_SITES as a dict and as 'django.contrib.sites', "
-            "1 and 100 in turns) and 'all'",
+            "1 and 100 in turns), 'incremental' (build_sitemaps three times into one "
+            "directory: into it empty, with nothing changed, after rows of the build "
+            "table were appended, deleted and updated; --runs times) and 'all'",
         )
         parser.add_argument(
             "--database",
@@ -208,6 +213,7 @@ class Command(BaseCommand):
         parser.add_argument("--measure", choices=MEASURES, help=argparse.SUPPRESS)
         parser.add_argument("--seed-rows", type=whole_number, help=argparse.SUPPRESS)
         parser.add_argument("--seed-index-rows", type=whole_number, help=argparse.SUPPRESS)
+        parser.add_argument("--output-dir", help=argparse.SUPPRESS)
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["child"]:
@@ -238,6 +244,10 @@ class Command(BaseCommand):
             if options["child"] == "prepare":
                 result = prepare(
                     options["seed_rows"], options["seed_index_rows"], options["reseed"]
+                )
+            elif options["child"] in incremental_cases.CHILDREN:
+                result = incremental_cases.run_child(
+                    options["child"], options["measure"], plan, options["output_dir"]
                 )
             else:
                 name = options["child"]
@@ -277,6 +287,12 @@ def check_config(config: Config) -> None:
         raise CommandError(
             "--rows is larger than --build-rows: the build cases would cover more "
             "rows than asked. Lower --rows or raise --build-rows."
+        )
+    minimum = incremental_cases.MIN_ROWS
+    if selected & set(INCREMENTAL_CASES) and config.plan.build_rows < minimum:
+        raise CommandError(
+            f"--build-rows {config.plan.build_rows:,} is too few for the incremental cases, "
+            f"whose changes need {minimum:,} rows or more. Raise --build-rows."
         )
     if config.database == "postgresql":
         try:
@@ -423,7 +439,7 @@ class Benchmark:
                     f"{self.prepared['database']}: {seed['rows']:,} rows {seed['action']} "
                     f"in {table} in {seed['seconds']:.1f} s."
                 )
-        if self.prepared["blog_rows"] and set(config.cases) & set(BUILD_CASES):
+        if self.prepared["blog_rows"] and set(config.cases) & {*BUILD_CASES, *INCREMENTAL_CASES}:
             raise CommandError(
                 f"The benchmark database holds {self.prepared['blog_rows']:,} blog posts "
                 "and categories, which build_sitemaps would build too. Use a database "
@@ -435,6 +451,10 @@ class Benchmark:
             if name in SITE_CASES:
                 pair = [case for case in config.cases if site_pair(case) == site_pair(name)]
                 self.results.update(self.measure_in_turns(pair))
+            elif name in INCREMENTAL_CASES:
+                # The three steps run in order, whichever of them was named.
+                pair = list(INCREMENTAL_CASES)
+                self.results.update(self.incremental().run())
             else:
                 pair = [name]
                 self.results[name] = self.measure(name)
@@ -481,6 +501,15 @@ class Benchmark:
                 results[name][how] = self.spawn(f"--child={name}", f"--measure={how}", "--runs=1")
         return results
 
+    def incremental(self) -> incremental_runs.IncrementalRuns:
+        return incremental_runs.IncrementalRuns(
+            self.spawn,
+            self.log,
+            rows=self.config.plan.build_rows,
+            runs=self.config.runs,
+            other_urls=int(self.prepared["other_urls"]),
+        )
+
     def check_same_bytes(self, names: list[str]) -> None:
         """Fail loudly if the cases of a pair (the same host's documents) differ."""
         digests = {name: self.results[name]["time"]["warmup"]["digest"] for name in names}
@@ -513,6 +542,8 @@ class Benchmark:
             return min(PAGE_MAX, plan.build_rows - (page - 1) * PAGE_MAX)
         if name == "build-floor":
             return plan.build_rows
+        if name in INCREMENTAL_CASES:
+            return self.incremental().expected_urls(name)
         return plan.build_rows + int(self.prepared["other_urls"])
 
     def check_urls(self, name: str) -> None:
@@ -668,6 +699,9 @@ class Report:
                 versus("index-full", "contrib-index"),
                 versus("index-full", "contrib-index", "extra RSS"),
                 versus("index-304", "index-full"),
+                # The incremental steps: a second build, and one after a few changes.
+                versus("incremental-changed", "incremental-full"),
+                versus("incremental-unchanged", "incremental-full"),
                 # Several sites: the same host's document with 100 sites and with 1.
                 *(versus(f"{pair}-100", f"{pair}-1") for pair in SITE_PAIRS),
             ]
@@ -743,6 +777,7 @@ class Report:
             "ratios": self.ratios(),
             "site_ratios_by_round": self.turn_ratios(),
             "site_lookup_seconds": self.lookups(),
+            "incremental": incremental_report.summary(self.results),
             "floor_bytes_identical_to_ours": self.same_bytes(),
             # Not required of them (their values are contrib's), but expected here: the
             # drop-in writes with the package's encoder.
@@ -755,6 +790,9 @@ class Report:
     def text(self) -> str:
         lines = [table([self.row(name) for name in self.results]), ""]
         lines += self.build_lines()
+        lines += incremental_report.report_lines(
+            self.results, self.config.plan.build_rows, self.config.runs
+        )
         lines += self.ratio_lines()
         lines += self.notes()
         return "\n".join(lines)
