@@ -202,12 +202,12 @@ if ((BUILT)); then
     files_check snapshot "$OUTPUT_DIR" >"$SNAPSHOT"
     FILE_COUNT="$(wc -l <"$SNAPSHOT" | tr -d ' ')"
     manage build_sitemaps --validate | tee "$BUILD_LOG"
-    # One "Published to" line per site; every file of every site is unchanged.
-    UNCHANGED="$(sed -nE 's/^Published to .*: 0 written, ([0-9,]+) unchanged, 0 removed\.$/\1/p' "$BUILD_LOG" \
+    # One "Nothing changed" line per site: no shard changed, no file is written.
+    UNCHANGED="$(sed -nE 's/^Nothing changed: .* the ([0-9,]+) files in .* are as they were\.$/\1/p' "$BUILD_LOG" \
         | tr -d , | awk '{ total += $1 } END { print total + 0 }')"
-    if [[ "$UNCHANGED" != "$FILE_COUNT" ]] || grep -E '^Published to .*: [1-9][0-9,]* written' "$BUILD_LOG"; then
-        echo "Expected the second build to report '0 written, N unchanged, 0 removed' for each" \
-            "site, $FILE_COUNT unchanged in all." >&2
+    if [[ "$UNCHANGED" != "$FILE_COUNT" ]] || grep -E '^Published to ' "$BUILD_LOG"; then
+        echo "Expected the second build to report 'Nothing changed' for each site, with" \
+            "$FILE_COUNT files in all." >&2
         exit 1
     fi
     if ! files_check snapshot "$OUTPUT_DIR" | diff -u "$SNAPSHOT" -; then
@@ -311,7 +311,7 @@ finish_step
 printf '\nSUCCESS in %s s: seeded %s posts;\n' \
     "$(elapsed "$STARTED")" "$("$VPY" -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$SEED_ROWS")"
 if ((BUILT)); then
-    printf '  build_sitemaps --validate: %s; built again: 0 written, %s unchanged; from scratch: the same bytes\n' \
+    printf '  build_sitemaps --validate: %s; built again: nothing changed, %s files kept; from scratch: the same bytes\n' \
         "$(cat "$FILES_SUMMARY")" "$FILE_COUNT"
 else
     printf '  %s\n' "$(cat "$FILES_SUMMARY")"
