@@ -152,8 +152,8 @@ def submit(
             dropped += len(batch)
             report(
                 problems,
-                f"{endpoint} refused {plural(len(batch), 'URL')} with {answer}. "
-                "They are dropped: sent again, they would be refused again.",
+                f"{plural(len(batch), 'URL')} refused: {answer.told_by(endpoint)}. They are "
+                "dropped: sent again, they would be refused again.",
             )
         else:
             # Nothing wrong with the URLs: they are tried again by the next build.
@@ -171,18 +171,15 @@ def submit(
 
 def stopped(endpoint: str, answer: Answer, location: str, left: int) -> str:
     """Why the batches from this one on are left pending."""
-    kept = f"{plural(left, 'URL')} left pending for the next build."
+    told, kept = answer.told_by(endpoint), f"{plural(left, 'URL')} left pending for the next build."
     if answer.status == 403:
         return (
-            f"{endpoint} answered {answer}: the key file {location} was not found, or does "
-            f"not hold the key; is it deployed? {kept}"
+            f"{told}. The key file {location} was not found, or does not hold the key: is it "
+            f"deployed? {kept}"
         )
     if answer.temporary:
-        return f"{endpoint} answered {answer} {ATTEMPTS} times. {kept}"
-    return (
-        f"{endpoint} answered {answer}, which is no IndexNow answer: is "
-        f"SITEMAPKIT_INDEXNOW_ENDPOINT right? {kept}"
-    )
+        return f"{told}, {ATTEMPTS} times. {kept}"
+    return f"{told}, which is no IndexNow answer: is SITEMAPKIT_INDEXNOW_ENDPOINT right? {kept}"
 
 
 def drop_other_hosts(state: State, site: SitemapSite, problems: list[str]) -> int:

@@ -65,7 +65,8 @@ def parsed(document: bytes | IO[bytes], name: str) -> list[tuple[str, str | None
 
     def start(tag: str, attributes: object) -> None:
         if not path and tag != URLSET:
-            raise ValueError(f"{name} is not a <urlset> document: its root is {tag!r}.")
+            root = "{" + tag.replace(" ", "}", 1) if " " in tag else tag
+            raise ValueError(f"{name} is not a <urlset> document: its root is {root!r}.")
         path.append(tag)
         text.clear()
 

@@ -65,11 +65,12 @@ class Answer:
         """429 Too Many Requests, a server error, or no answer: worth another try."""
         return self.status is None or self.status == 429 or 500 <= self.status < 600
 
-    def __str__(self) -> str:
+    def told_by(self, endpoint: str) -> str:
+        """What happened, as a message's first words: ``<endpoint> answered 429 ...``."""
         if self.status is None:
-            return f"no answer ({self.reason})"
+            return f"{endpoint} could not be reached ({self.reason})"
         told = f": {self.body!r}" if self.body else ""
-        return f"{self.status} {self.reason}{told}"
+        return f"{endpoint} answered {self.status} {self.reason}{told}"
 
 
 def post(endpoint: str, payload: Mapping[str, object], timeout: float) -> Answer:
@@ -127,10 +128,7 @@ class Sender:
             if delay is None:
                 delay = FIRST_DELAY * 2 ** (attempt - 1)
             logger.warning(
-                "IndexNow: %s answered %s; trying again in %g seconds.",
-                self.endpoint,
-                answer,
-                delay,
+                "IndexNow: %s; trying again in %g seconds.", answer.told_by(self.endpoint), delay
             )
             self.sleep(delay)
             answer = self.post(payload)
