@@ -128,11 +128,11 @@ def submit(
         message = f"SITEMAPKIT_INDEXNOW_KEY is {key!r}, which IndexNow refuses (sitemapkit.E044)."
         logger.error("IndexNow: %s", message)
         return Submission(endpoint, problems=(message,))
-    state = State.load(record)
-    state.merge(dict(changed))
     problems: list[str] = []
+    state, writable = load(record, problems)
+    state.merge(dict(changed))
     dropped = drop_other_hosts(state, site, problems)
-    save(record, state, problems)
+    writable = writable and save(record, state, problems)
     sender = Sender(endpoint, conf.INDEXNOW_TIMEOUT, sleep)
     location = key_location(site, key)
     urls = sorted(state.pending)
@@ -161,7 +161,7 @@ def submit(
                 problems, stopped(endpoint, answer, location, len(urls) - start), logging.WARNING
             )
             break
-        save(record, state, problems)
+        writable = writable and save(record, state, problems)
     submission = Submission(
         endpoint, sender.requests, sent, accepted, len(state.pending), dropped, tuple(problems)
     )
@@ -197,13 +197,31 @@ def drop_other_hosts(state: State, site: SitemapSite, problems: list[str]) -> in
     return len(strays)
 
 
-def save(record: Record, state: State, problems: list[str]) -> None:
+def load(record: Record, problems: list[str]) -> tuple[State, bool]:
+    """The record's state, and whether to write it back: not after it could not be
+    read, which would replace what it holds with this build's changes alone."""
+    try:
+        return State.load(record), True
+    # Any exception: a storage raises its own classes (a cloud SDK's, say), and
+    # the changes are still worth sending without the record.
+    except Exception as exc:
+        report(
+            problems,
+            f"The IndexNow record {record!r} could not be read ({exc}); it is left as it is, "
+            "and this build's changes are sent without it.",
+        )
+        return State(), False
+
+
+def save(record: Record, state: State, problems: list[str]) -> bool:
+    """Write the record; ``False`` if it could not be (reported once: no more tries)."""
     try:
         record.write(state.dump())
-    # Any exception: a storage raises its own classes (a cloud SDK's, say), and
-    # a record that cannot be written must not stop the URLs being sent.
+    # Any exception, as in load(); the URLs are sent all the same.
     except Exception as exc:
         report(problems, f"The IndexNow record {record!r} could not be written: {exc}")
+        return False
+    return True
 
 
 def report(problems: list[str], message: str, level: int = logging.ERROR) -> None:

@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.test import override_settings
+
 # The protocol's key schema, written out here rather than taken from the app.
 KEY_SCHEMA = re.compile(r"[a-zA-Z0-9-]{8,128}")
 MAX_URLS = 10_000
@@ -145,3 +147,13 @@ def running(endpoint: Endpoint) -> Iterator[Endpoint]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@contextmanager
+def configured(key: str) -> Iterator[Endpoint]:
+    """An endpoint that found ``key``'s file, running, and the settings that post to it."""
+    with (
+        running(Endpoint(keys={key})) as endpoint,
+        override_settings(SITEMAPKIT_INDEXNOW_KEY=key, SITEMAPKIT_INDEXNOW_ENDPOINT=endpoint.url),
+    ):
+        yield endpoint

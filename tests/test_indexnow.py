@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from django.test import override_settings
-from indexnow_endpoint import Endpoint, Scripted, running
+from indexnow_endpoint import Endpoint, Scripted, configured
 
 from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.configured_sites import SitemapSite
@@ -26,10 +26,7 @@ KEPT = "left pending for the next build."
 
 @pytest.fixture
 def endpoint() -> Iterator[Endpoint]:
-    with (
-        running(Endpoint(keys={KEY})) as started,
-        override_settings(SITEMAPKIT_INDEXNOW_KEY=KEY, SITEMAPKIT_INDEXNOW_ENDPOINT=started.url),
-    ):
+    with configured(KEY) as started:
         yield started
 
 
@@ -259,14 +256,3 @@ def test_nothing_is_sent_without_a_key(endpoint: Endpoint, record: FileRecord) -
     assert submission.summary() == "IndexNow: nothing sent. SITEMAPKIT_INDEXNOW_KEY is not set."
     assert endpoint.received == []
     assert record.read() is None
-
-
-def test_a_record_that_cannot_be_read_starts_anew(
-    endpoint: Endpoint, record: FileRecord, caplog: pytest.LogCaptureFixture
-) -> None:
-    record.path.write_bytes(b'{"format": 1, "pending": [')
-    assert submit(SITE, urls(1), record).accepted == 1
-    assert caplog.messages[0] == (
-        f"The IndexNow record FileRecord({str(record.path)!r}) cannot be read (Expecting "
-        "value: line 1 column 27 (char 26)); it starts anew."
-    )

@@ -1,23 +1,15 @@
 """What IndexNow is told: the changed URLs of the documents the encoder writes
-(indexnow_changes.py), and the record of what is pending and accepted
-(indexnow_records.py)."""
+(indexnow_changes.py)."""
 
 from __future__ import annotations
 
 import io
-import logging
 import re
-from pathlib import Path
 
 import pytest
-from django.core.files.storage import FileSystemStorage
 
-from django_sitemapkit import indexnow_records
-from django_sitemapkit.base_urls import Origin
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.encoder import Encoder, Entry, entry_lines, url_element, urlset
-from django_sitemapkit.indexnow import FileRecord, StorageRecord, changes, record_name
-from django_sitemapkit.indexnow_records import State
+from django_sitemapkit.indexnow import changes
 
 BASE = "https://www.example.com"
 
@@ -89,73 +81,3 @@ def test_a_document_that_is_no_urlset_is_refused() -> None:
     message = "document 1 is not well-formed XML: no element found: line 10, column 0."
     with pytest.raises(ValueError, match=rf"\A{re.escape(message)}\Z"):
         changes([], [OLD.removesuffix(b"</urlset>\n")])
-
-
-def test_file_record_is_replaced_whole(tmp_path: Path) -> None:
-    record = FileRecord(tmp_path / "sitemapkit-indexnow.json")
-    assert record.read() is None
-    record.write(b"one")
-    record.write(b"two")
-    assert record.read() == b"two"
-    assert [path.name for path in tmp_path.iterdir()] == ["sitemapkit-indexnow.json"]
-
-
-def test_storage_record_keeps_its_name(tmp_path: Path) -> None:
-    record = StorageRecord(FileSystemStorage(location=tmp_path), "indexnow/record.json")
-    assert record.read() is None
-    record.write(b"one")
-    record.write(b"two")
-    assert record.read() == b"two"
-    assert [path.name for path in (tmp_path / "indexnow").iterdir()] == ["record.json"]
-
-
-def test_a_state_already_accepted_is_not_pending_again() -> None:
-    state = State()
-    state.merge({"https://www.example.com/a/": "2024-01-01"})
-    state.accept(["https://www.example.com/a/"])
-    state.merge({"https://www.example.com/a/": "2024-01-01", "https://www.example.com/b/": ""})
-    assert state == State(
-        pending={"https://www.example.com/b/": ""},
-        accepted={"https://www.example.com/a/": "2024-01-01"},
-    )
-
-
-def test_the_accepted_urls_kept_are_the_most_recent(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(indexnow_records, "MAX_ACCEPTED", 3)
-    state = State(accepted={"a": "1", "b": "1", "c": "1"})
-    state.merge({"a": "2", "d": "1"})
-    state.accept(["a", "d"])
-    assert list(state.accepted.items()) == [("c", "1"), ("a", "2"), ("d", "1")]
-
-
-def test_a_record_of_another_format_starts_anew(caplog: pytest.LogCaptureFixture) -> None:
-    record = MemoryRecord(b'{"format": 2, "pending": {}, "accepted": {}}')
-    with caplog.at_level(logging.ERROR, "django_sitemapkit"):
-        assert State.load(record) == State()
-    assert caplog.messages == [
-        "The IndexNow record <in memory> cannot be read (format 2, not 1); it starts anew."
-    ]
-
-
-class MemoryRecord:
-    def __init__(self, content: bytes | None) -> None:
-        self.content = content
-
-    def __repr__(self) -> str:
-        return "<in memory>"
-
-    def read(self) -> bytes | None:
-        return self.content
-
-    def write(self, content: bytes) -> None:
-        self.content = content
-
-
-def test_record_names() -> None:
-    origin = Origin.from_url("https://example.de:8443")
-    assert record_name(SitemapSite("default", origin)) == "sitemapkit-indexnow.json"
-    assert record_name(SitemapSite("de", origin, several=True)) == "sitemapkit-indexnow-de.json"
-    assert (
-        record_name(SitemapSite("example.de:8443", origin, several=True))
-        == "sitemapkit-indexnow-example.de_8443.json"
-    )
