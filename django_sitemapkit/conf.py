@@ -38,6 +38,9 @@ class Settings:
         "FULL_BUILD_EVERY": dt.timedelta(days=1),
         # Google News: "only include articles that were published in the last two days".
         "NEWS_MAX_AGE": dt.timedelta(days=2),
+        "INDEXNOW_KEY": None,
+        "INDEXNOW_ENDPOINT": "https://api.indexnow.org/indexnow",
+        "INDEXNOW_TIMEOUT": 10,
     }
 
     def _get(self, name: str) -> Any:
@@ -138,6 +141,24 @@ class Settings:
     def NEWS_MAX_AGE(self) -> dt.timedelta:
         """How old an article a news section still lists."""
         value: dt.timedelta = self._get("NEWS_MAX_AGE")
+        return value
+
+    @property
+    def INDEXNOW_KEY(self) -> str | None:
+        """The IndexNow key, served at ``/<key>.txt``; ``None`` turns IndexNow off."""
+        value: str | None = self._get("INDEXNOW_KEY")
+        return value
+
+    @property
+    def INDEXNOW_ENDPOINT(self) -> str:
+        """The URL changed URLs are posted to; the engines that take IndexNow share it."""
+        value: str = self._get("INDEXNOW_ENDPOINT")
+        return value
+
+    @property
+    def INDEXNOW_TIMEOUT(self) -> float:
+        """Seconds an IndexNow request may take to connect, and between bytes of the answer."""
+        value: float = self._get("INDEXNOW_TIMEOUT")
         return value
 
 

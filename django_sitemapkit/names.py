@@ -19,6 +19,10 @@ SECTION_NAME = re.compile(SECTION_PATTERN)
 # The names SITEMAPKIT_SITES may give a site: each names the directory (or
 # storage prefix) of the site's built files, so no separator and no "..".
 SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+# IndexNow (indexnow.org, "Verify ownership via a key"): a key is 8 to 128
+# characters among a-z, A-Z, 0-9 and "-"; its file is "<key>.txt".
+INDEXNOW_KEY_PATTERN = "[a-zA-Z0-9-]{8,128}"
+INDEXNOW_KEY = re.compile(INDEXNOW_KEY_PATTERN)
 PAGE_FILENAME = re.compile(
     rf"\Asitemap-(?P<section>{SECTION_PATTERN})-(?P<page>[1-9][0-9]*)\.xml\Z"
 )

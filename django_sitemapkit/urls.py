@@ -1,12 +1,14 @@
 """``include("django_sitemapkit.urls")`` serves the index and every page, as
-``.xml`` and as ``.xml.gz``."""
+``.xml`` and as ``.xml.gz``, and the IndexNow key file while a key is set."""
 
 from __future__ import annotations
 
 from django.urls import path, register_converter
 
 from django_sitemapkit import views
-from django_sitemapkit.names import SECTION_PATTERN
+from django_sitemapkit.conf import conf
+from django_sitemapkit.names import INDEXNOW_KEY_PATTERN, SECTION_PATTERN
+from django_sitemapkit.views.key_file import indexnow_key
 
 
 class SectionConverter:
@@ -32,8 +34,29 @@ class PageConverter:
         return str(value)
 
 
+class IndexNowKeyConverter:
+    """Matches the current ``SITEMAPKIT_INDEXNOW_KEY`` alone, read on every request.
+
+    Any other name of the key's shape (``llms-full``, ``humans``) makes
+    ``to_python()`` raise ``ValueError``, on which Django goes on to the
+    project's next pattern: the key file never hides another ``.txt`` URL.
+    """
+
+    regex = INDEXNOW_KEY_PATTERN
+
+    def to_python(self, value: str) -> str:
+        if value != conf.INDEXNOW_KEY:
+            raise ValueError(value)
+        return value
+
+    def to_url(self, value: str) -> str:
+        # Raising here makes reverse() refuse any other name (NoReverseMatch).
+        return self.to_python(value)
+
+
 register_converter(SectionConverter, "sitemapkit_section")
 register_converter(PageConverter, "sitemapkit_page")
+register_converter(IndexNowKeyConverter, "sitemapkit_indexnow_key")
 
 app_name = "sitemapkit"
 urlpatterns = [
@@ -49,4 +72,5 @@ urlpatterns = [
         views.page_gz,
         name="page_gz",
     ),
+    path("<sitemapkit_indexnow_key:key>.txt", indexnow_key, name="indexnow_key"),
 ]

@@ -22,7 +22,9 @@ never reused; the README's table lists every one.
 - ``extensions``: languages, alternates, images, videos, news (E026-E029);
 - ``urls``: the URLconf and middleware (E033, W002-W004), with ``scope``
   telling which sources fall under the sitemap's directory;
-- ``compat``: the drop-in views' URL patterns (W011).
+- ``compat``: the drop-in views' URL patterns (W011);
+- ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
+  route of the key file (W022, W023).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.discovery import check_discovery
 from django_sitemapkit.checks.hosts import check_site_settings
+from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
 from django_sitemapkit.checks.settings import check_settings
 from django_sitemapkit.checks.site_rows import check_site_rows
 from django_sitemapkit.checks.sites import check_sites_framework
@@ -39,6 +42,8 @@ from django_sitemapkit.checks.urls import check_middleware, check_urls
 __all__ = [
     "check_compat_templates",
     "check_discovery",
+    "check_indexnow",
+    "check_indexnow_route",
     "check_middleware",
     "check_settings",
     "check_site_rows",

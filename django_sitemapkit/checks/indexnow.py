@@ -1,0 +1,169 @@
+"""System checks of IndexNow: the ``SITEMAPKIT_INDEXNOW_*`` settings, and the route
+of the key file the engines fetch to trust a submission."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.core.checks import CheckMessage, Error, Warning
+from django.core.exceptions import ImproperlyConfigured
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+
+from django_sitemapkit.conf import conf
+from django_sitemapkit.locations import URL_NAMESPACE, fixed_script_prefix, stable_script_prefix
+from django_sitemapkit.names import INDEXNOW_KEY
+from django_sitemapkit.views.key_file import indexnow_key
+
+#: The hosts a plain-http endpoint may be on: this machine, where nothing crosses a network.
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+KEY_HINT = (
+    "Set SITEMAPKIT_INDEXNOW_KEY to 8 to 128 ASCII letters, digits and '-', such as "
+    "secrets.token_hex(16) makes, or to None to turn IndexNow off."
+)
+INCLUDE = "path('', include('django_sitemapkit.urls'))"
+
+
+def check_indexnow(**kwargs: Any) -> list[CheckMessage]:
+    return check_key() + check_endpoint() + check_timeout()
+
+
+def check_key() -> list[CheckMessage]:
+    value = conf.raw("INDEXNOW_KEY")
+    if value is None or (isinstance(value, str) and INDEXNOW_KEY.fullmatch(value)):
+        return []
+    if not isinstance(value, str):
+        message = f"SITEMAPKIT_INDEXNOW_KEY is {value!r}, not a str."
+        hint = KEY_HINT
+    else:
+        message = (
+            f"SITEMAPKIT_INDEXNOW_KEY is {value!r}, not 8 to 128 ASCII letters, digits and "
+            "'-': IndexNow refuses any other key."
+        )
+        stripped = value.strip()
+        # A key read from an env file or a secret often ends in a newline.
+        hint = (
+            f"Remove the whitespace around it: SITEMAPKIT_INDEXNOW_KEY = {stripped!r}."
+            if stripped != value and INDEXNOW_KEY.fullmatch(stripped)
+            else KEY_HINT
+        )
+    return [Error(message, hint=hint, id="sitemapkit.E044")]
+
+
+def endpoint_problem(value: object) -> str | None:
+    """Why ``value`` cannot be posted to, or ``None`` if it can."""
+    if not isinstance(value, str):
+        return "not a str"
+    if any(unicodedata.category(c)[0] in "CZ" or c.isspace() for c in value):
+        return "not an absolute http or https URL (it contains whitespace or control characters)"
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- raises ValueError on a malformed port
+    except ValueError:
+        return "not an absolute http or https URL"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an absolute http or https URL"
+    return None
+
+
+def check_endpoint() -> list[CheckMessage]:
+    value = conf.raw("INDEXNOW_ENDPOINT")
+    problem = endpoint_problem(value)
+    if problem is not None:
+        return [
+            Error(
+                f"SITEMAPKIT_INDEXNOW_ENDPOINT is {value!r}, {problem}.",
+                hint="Set SITEMAPKIT_INDEXNOW_ENDPOINT to the URL of an IndexNow endpoint, such "
+                f"as {conf.defaults['INDEXNOW_ENDPOINT']!r} (the default), or remove it.",
+                id="sitemapkit.E045",
+            )
+        ]
+    assert isinstance(value, str)
+    parts = urlsplit(value)
+    if parts.scheme == "https" or parts.hostname in LOCAL_HOSTS:
+        return []
+    secure = parts._replace(scheme="https").geturl()
+    return [
+        Warning(
+            f"SITEMAPKIT_INDEXNOW_ENDPOINT is {value!r}, plain http: the key and the URLs "
+            "would cross the network unencrypted, and could be changed on the way.",
+            hint=f"Use https: SITEMAPKIT_INDEXNOW_ENDPOINT = {secure!r}.",
+            id="sitemapkit.W021",
+        )
+    ]
+
+
+def check_timeout() -> list[CheckMessage]:
+    value = conf.raw("INDEXNOW_TIMEOUT")
+    if (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    ):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_INDEXNOW_TIMEOUT is {value!r}, not a positive number of seconds.",
+            hint="Set SITEMAPKIT_INDEXNOW_TIMEOUT to a number of seconds such as 10 (the "
+            "default), or remove it.",
+            id="sitemapkit.E046",
+        )
+    ]
+
+
+def check_indexnow_route(**kwargs: Any) -> list[CheckMessage]:
+    """The key file must answer at the root of each host: the engines look for it at
+    ``https://<host>/<key>.txt``, and a key file under a path vouches only for the
+    URLs under that path (indexnow.org, "Verify ownership via a key")."""
+    key = conf.raw("INDEXNOW_KEY")
+    if not isinstance(key, str) or not INDEXNOW_KEY.fullmatch(key):
+        return []  # IndexNow is off, or sitemapkit.E044
+    root = f"{fixed_script_prefix()}{key}.txt"
+    try:
+        with stable_script_prefix():
+            served = reverse(f"{URL_NAMESPACE}:indexnow_key", kwargs={"key": key})
+        match = resolve(f"/{key}.txt")
+    except NoReverseMatch:
+        return [not_routed(key)]
+    except Resolver404:
+        match = None
+    except ImproperlyConfigured:
+        return []  # Django's own URL checks report a broken URLconf
+    if served != root:
+        return [under_a_path(key, served)]
+    if match is None or match.func is not indexnow_key:
+        return [shadowed(key, match._func_path if match else None)]
+    return []
+
+
+def not_routed(key: str) -> CheckMessage:
+    return Warning(
+        f"SITEMAPKIT_INDEXNOW_KEY is set, but django_sitemapkit.urls is not included in "
+        f"ROOT_URLCONF, so the key file /{key}.txt is not served: the engines refuse every "
+        "submission (403) until they find it.",
+        hint=f"Add {INCLUDE} to your urlpatterns, or have your web server answer "
+        f"/{key}.txt with the key.",
+        id="sitemapkit.W022",
+    )
+
+
+def shadowed(key: str, view: str | None) -> CheckMessage:
+    return Warning(
+        f"SITEMAPKIT_INDEXNOW_KEY is set, but /{key}.txt is answered by {view!r}, an earlier "
+        "pattern of ROOT_URLCONF, not by the key file: the engines refuse every submission "
+        "(403) until they find it.",
+        hint=f"Move {INCLUDE} before that pattern.",
+        id="sitemapkit.W022",
+    )
+
+
+def under_a_path(key: str, served: str) -> CheckMessage:
+    return Warning(
+        f"SITEMAPKIT_INDEXNOW_KEY is set, and django_sitemapkit.urls serves its key file at "
+        f"{served!r}, not at the root: IndexNow then accepts only the URLs under that path.",
+        hint=f"Include django_sitemapkit.urls at the root of your URLconf: {INCLUDE}.",
+        id="sitemapkit.W023",
+    )
