@@ -28,7 +28,6 @@ from django_sitemapkit.indexnow_records import (
     Record,
     State,
     StorageRecord,
-    record_name,
 )
 from django_sitemapkit.locations import URL_NAMESPACE, stable_script_prefix
 from django_sitemapkit.names import INDEXNOW_KEY
@@ -44,7 +43,6 @@ __all__ = [
     "Submission",
     "changes",
     "key_location",
-    "record_name",
     "submit",
 ]
 

@@ -21,8 +21,6 @@ from typing import Protocol
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
 
-from django_sitemapkit.configured_sites import SitemapSite
-
 logger = logging.getLogger("django_sitemapkit")
 
 #: The record's name beside the build's output, for a project's only site.
@@ -32,14 +30,6 @@ RECORD_NAME = "sitemapkit-indexnow.json"
 #: the same state twice; its next change is sent as any other.
 MAX_ACCEPTED = 1_000_000
 FORMAT = 1
-
-
-def record_name(site: SitemapSite) -> str:
-    """``sitemapkit-indexnow.json``; with several sites, one record per site,
-    ``sitemapkit-indexnow-<site>.json`` (a ``Site``'s port after ``_``)."""
-    if not site.several:
-        return RECORD_NAME
-    return f"sitemapkit-indexnow-{site.name.replace(':', '_')}.json"
 
 
 class Record(Protocol):

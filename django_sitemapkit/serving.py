@@ -38,7 +38,8 @@ FILE_MODES = ("files", "files-or-database")
 # before a path is built, so no other file can be reached.
 FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # O_NOFOLLOW: a symbolic link in the directory could point anywhere, and the
-# command writes none among the files (only the directory is a link). O_NONBLOCK: opening a FIFO must not hang a worker.
+# command writes none among the files (only the directory is a link).
+# O_NONBLOCK: opening a FIFO must not hang a worker.
 OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)

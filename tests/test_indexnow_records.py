@@ -15,7 +15,7 @@ from indexnow_endpoint import Endpoint, configured
 from django_sitemapkit import indexnow_records
 from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.indexnow import FileRecord, StorageRecord, Submission, record_name, submit
+from django_sitemapkit.indexnow import FileRecord, StorageRecord, Submission, submit
 from django_sitemapkit.indexnow_records import State
 
 KEY = "4f1b6e0c2a9d4e8f"
@@ -87,16 +87,6 @@ class MemoryRecord:
 
     def write(self, content: bytes) -> None:
         self.content = content
-
-
-def test_record_names() -> None:
-    origin = Origin.from_url("https://example.de:8443")
-    assert record_name(SitemapSite("default", origin)) == "sitemapkit-indexnow.json"
-    assert record_name(SitemapSite("de", origin, several=True)) == "sitemapkit-indexnow-de.json"
-    assert (
-        record_name(SitemapSite("example.de:8443", origin, several=True))
-        == "sitemapkit-indexnow-example.de_8443.json"
-    )
 
 
 class BrokenRecord(MemoryRecord):

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.manifest import Manifest
+from django_sitemapkit.build.notify import changed_urls, notify
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import BuildPlan, known_shards, next_number, plan_build
 from django_sitemapkit.build.render import Progress, render_shards
@@ -31,6 +32,7 @@ from django_sitemapkit.build.sets import (
     render_index,
     unchanged,
 )
+from django_sitemapkit.conf import conf
 from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import INDEX_FILENAME, SECTION_NAME
@@ -144,9 +146,18 @@ def build_locked(
         from django_sitemapkit.build.validation import validate_staged
 
         validate_staged(destination.staging, new.written)
+    sending = options.indexnow and conf.INDEXNOW_KEY is not None
+    changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
     destination.publish(new.written, manifest.to_json(), result.removed)
     result.published = True
     result.replaced = list(new.written)
+    if changed is not None:
+        result.indexnow = notify(site, destination, changed)
+    elif sending:
+        result.indexnow_skipped = (
+            "IndexNow: nothing sent, as there was no earlier set built with these settings "
+            "to compare with (the next build sends what it changes)."
+        )
     return result
 
 

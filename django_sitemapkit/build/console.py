@@ -77,6 +77,10 @@ class Console:
             f"{len(result.replaced):,} written, {len(result.unchanged):,} unchanged, "
             f"{len(result.removed):,} removed."
         )
+        if result.indexnow is not None:
+            self.stdout.write(result.indexnow.summary())
+        elif result.indexnow_skipped is not None:
+            self.stdout.write(result.indexnow_skipped)
 
     def dry_run(self, destination: Destination, planned: SiteBuild, options: BuildOptions) -> None:
         plan = plan_build(destination, planned.sources, options, planned.site, planned.partial)

@@ -28,11 +28,12 @@ from django.core.files import File
 from django.core.files.storage import Storage, storages
 
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.indexnow import Record, StorageRecord
 from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
 
 # Written files must be readable by the web server that serves them.
 FILE_MODE = 0o644
-#: Where a destination keeps what IndexNow was sent (``indexnow.py``).
+#: What a destination calls the record of what IndexNow was sent (``indexnow.py``).
 RECORD_FILENAME = "sitemapkit-indexnow.json"
 
 
@@ -78,6 +79,10 @@ class Destination(ABC):
     @abstractmethod
     def discard(self) -> None:
         """Delete everything staged by this build."""
+
+    @abstractmethod
+    def record(self) -> Record:
+        """Where what was sent to IndexNow is kept, out of the served files' way."""
 
     def manifest(self) -> bytes | None:
         return self.read(MANIFEST_FILENAME)
@@ -128,6 +133,9 @@ class StorageDestination(Destination):
 
     def keep(self, name: str) -> None:
         """A storage keeps an unchanged file where it is: it is not uploaded again."""
+
+    def record(self) -> Record:
+        return StorageRecord(self.storage, self.prefix + RECORD_FILENAME)
 
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
         for name in written:

@@ -23,8 +23,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from django_sitemapkit.build.destinations import FILE_MODE, Destination, Staging, held_lock
+from django_sitemapkit.build.destinations import (
+    FILE_MODE,
+    RECORD_FILENAME,
+    Destination,
+    Staging,
+    held_lock,
+)
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.indexnow import FileRecord, Record
 from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
 
 LOCK_NAME = ".lock"
@@ -119,6 +126,10 @@ class DirectoryDestination(Destination):
             return None if current is None else (current / name).read_bytes()
         except FileNotFoundError:
             return None
+
+    def record(self) -> Record:
+        # With the builds, never in a build: it outlives each of them.
+        return FileRecord(self.builds / RECORD_FILENAME)
 
     def keep(self, name: str) -> None:
         current = self.current()

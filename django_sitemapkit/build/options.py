@@ -12,5 +12,7 @@ class BuildOptions:
     validate: bool = False
     #: Render every shard, whatever the database says of it (``--full``).
     full: bool = False
+    #: Send what the publish changed to IndexNow, when SITEMAPKIT_INDEXNOW_KEY is set.
+    indexnow: bool = True
     #: Compress each page's gzip sibling on a second thread (``--jobs`` 2 or more).
     gzip_in_thread: bool = False

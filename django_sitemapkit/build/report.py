@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django_sitemapkit.build.manifest import Manifest, ManifestFile
 from django_sitemapkit.build.planning import ShardJob
+from django_sitemapkit.indexnow import Submission
 
 
 @dataclass
@@ -63,3 +64,7 @@ class BuildResult:
     replaced: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    #: What was sent to IndexNow: ``None`` when it is off, or there was no earlier set
+    #: to compare with.
+    indexnow: Submission | None = None
+    indexnow_skipped: str | None = None

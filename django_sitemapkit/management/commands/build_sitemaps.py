@@ -71,6 +71,13 @@ class Command(BaseCommand):
             "out the same are still kept as they are).",
         )
         parser.add_argument(
+            "--no-indexnow",
+            action="store_false",
+            dest="indexnow",
+            help="Do not send the URLs this build changes to IndexNow (when "
+            "SITEMAPKIT_INDEXNOW_KEY is set).",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="Print what would be written; write nothing."
         )
         parser.add_argument(
@@ -101,6 +108,7 @@ class Command(BaseCommand):
             gzip_links=conf.GZIP_LINKS if options["gzip_links"] is None else options["gzip_links"],
             validate=options["validate"],
             full=options["full"],
+            indexnow=options["indexnow"],
         )
         if build_options.gzip_links and not build_options.gzip:
             raise CommandError(

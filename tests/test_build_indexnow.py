@@ -1,0 +1,124 @@
+"""notify.py through ``build_sitemaps``: after a publish, the URLs it added, changed or
+removed go to an IndexNow endpoint on 127.0.0.1, and a failing endpoint changes
+nothing that was published."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from factories import bulk_articles
+from indexnow_endpoint import Endpoint, Scripted, configured
+from sitemap_xml import parse_urlset
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource
+
+pytestmark = pytest.mark.django_db
+KEY = "7c2e9a41-b0d3-4f6e"
+SITE = "https://www.example.com"
+LATER = dt.datetime(2030, 1, 2, tzinfo=dt.timezone.utc)
+Sources = Callable[..., None]
+
+
+class TenPerPage(ArticleSource):
+    limit = 10
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    with configured(KEY) as started:
+        yield started
+
+
+def build(output: Path, **options: Any) -> str:
+    stdout = io.StringIO()
+    call_command("build_sitemaps", output=str(output), stdout=stdout, **options)
+    return stdout.getvalue()
+
+
+def sent(endpoint: Endpoint) -> list[list[str]]:
+    return [request.json["urlList"] for request in endpoint.received]
+
+
+def loc(article: Article) -> str:
+    return f"{SITE}/articles/{article.slug}/"
+
+
+def test_a_build_sends_what_it_added_changed_and_removed(
+    sources: Sources, endpoint: Endpoint, tmp_path: Path
+) -> None:
+    sources(TenPerPage)
+    rows = sorted(
+        bulk_articles(30, updated_at=dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)),
+        key=lambda row: row.pk,
+    )
+    out = tmp_path / "out"
+    first = build(out)
+    assert first.splitlines()[-1] == (
+        "IndexNow: nothing sent, as there was no earlier set built with these settings to "
+        "compare with (the next build sends what it changes)."
+    )
+    assert endpoint.received == []
+    Article.objects.filter(pk__in=[rows[3].pk, rows[17].pk]).update(updated_at=LATER)
+    Article.objects.filter(pk=rows[25].pk).delete()
+    (added,) = bulk_articles(1, updated_at=LATER)
+    second = build(out)
+    assert sent(endpoint) == [sorted([loc(rows[3]), loc(rows[17]), loc(rows[25]), loc(added)])]
+    request = endpoint.received[0].json
+    assert (request["host"], request["key"], request["keyLocation"]) == (
+        "www.example.com",
+        KEY,
+        f"{SITE}/{KEY}.txt",
+    )
+    assert second.splitlines()[-1] == (
+        f"IndexNow: 4 URLs sent to {endpoint.url} in 1 request, 4 accepted."
+    )
+    # Nothing changed: nothing published, nothing sent again.
+    build(out)
+    assert len(endpoint.received) == 1
+
+
+def test_a_failing_endpoint_leaves_the_set_published_and_the_urls_pending(
+    sources: Sources, endpoint: Endpoint, tmp_path: Path
+) -> None:
+    sources(TenPerPage)
+    bulk_articles(12, updated_at=dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc))
+    out = tmp_path / "out"
+    build(out)
+    (added,) = bulk_articles(1, updated_at=LATER)
+    endpoint.always = Scripted(503, {"Retry-After": "0"})
+    output = build(out)
+    # Published all the same: the new URL is in the set.
+    assert loc(added) in [
+        url.loc for url in parse_urlset((out / "sitemap-articles-2.xml").read_bytes())
+    ]
+    assert sent(endpoint) == [[loc(added)]] * 4  # every attempt, then left for later
+    assert output.splitlines()[-1] == (
+        f"IndexNow: 1 URL sent to {endpoint.url} in 4 requests, 0 accepted. "
+        "1 URL left pending for the next build."
+    )
+    record = json.loads((tmp_path / ".out.builds" / "sitemapkit-indexnow.json").read_bytes())
+    assert list(record["pending"]) == [loc(added)]
+    # The next build that publishes sends them, once the endpoint answers.
+    endpoint.always = None
+    Article.objects.filter(pk=added.pk).update(title="a change its lastmod does not show")
+    (later,) = bulk_articles(1, updated_at=LATER)
+    build(out)
+    assert sent(endpoint)[4:] == [sorted([loc(added), loc(later)])]
+
+
+def test_no_indexnow_sends_nothing(sources: Sources, endpoint: Endpoint, tmp_path: Path) -> None:
+    sources(TenPerPage)
+    bulk_articles(5, updated_at=dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc))
+    out = tmp_path / "out"
+    build(out)
+    bulk_articles(1, updated_at=LATER)
+    output = build(out, indexnow=False)
+    assert endpoint.received == []
+    assert "IndexNow" not in output
