@@ -13,17 +13,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from django.db import models
-from django.db.models import Case, Count, IntegerField, Max, Sum, Value, When
+from django.db.models import Count, IntegerField, Max, Sum, Value
 
-from django_sitemapkit.sources.keyset import before, between
+from django_sitemapkit.sources.keyset import between
 from django_sitemapkit.sources.pages import QueryPager, Scope, pages_of
 from django_sitemapkit.sources.rows import Chunk
 from django_sitemapkit.sources.skips import Tally
 
 Key = tuple[Any, ...]
-# One grouped query compares this many ranges at most: each row is tested
-# against the ranges' upper bounds in turn (a CASE), so the cost per row grows
-# with the ranges in one query.
+# One query compares this many ranges at most (SQLite takes at most 500 terms
+# in one UNION, SQLITE_MAX_COMPOUND_SELECT).
 RANGES_PER_QUERY = 64
 # What the grouped query calls its values: no model field of a project's may
 # share a name with an annotation, so they are named in the package's own prefix.
@@ -95,10 +94,16 @@ def range_stats(
 
 
 def batch_stats(pager: QueryPager, lows: list[Key | None], high: Key | None) -> list[RangeStats]:
+    """One query for the ranges of ``lows``: an aggregate of each range, numbered, the
+    aggregates joined with ``UNION ALL``.
+
+    Each range is read through the key's index on its own, which costs each
+    row once; grouping the rows by a ``CASE`` of the ranges' bounds instead
+    tests every row against the bounds in turn (three times slower on SQLite
+    over 20 ranges of a million rows).
+    """
     queryset = pager.ordered.order_by()
-    if pager.key is not None:
-        queryset = queryset.filter(between(pager.key, lows[0], high))
-    else:
+    if pager.key is None:
         # A section without a key is one range, the whole of it.
         assert lows == [None]
         assert high is None
@@ -107,21 +112,16 @@ def batch_stats(pager: QueryPager, lows: list[Key | None], high: Key | None) -> 
         aggregates[LASTMOD] = Max(pager.lastmod_path)
     if has_integer_pk(queryset.model):
         aggregates[KEY_SUM] = Sum("pk")
-    if len(lows) == 1:
-        found = {0: queryset.aggregate(**aggregates)}
-    else:
-        assert pager.key is not None
-        number = Case(
-            *(
-                When(before(pager.key, low), then=Value(i))
-                for i, low in enumerate(lows[1:])
-                if low is not None
-            ),
-            default=Value(len(lows) - 1),
-            output_field=IntegerField(),
-        )
-        grouped = queryset.annotate(**{RANGE_ALIAS: number}).values(RANGE_ALIAS)
-        found = {row[RANGE_ALIAS]: row for row in grouped.annotate(**aggregates)}
+    parts = []
+    for number, low in enumerate(lows):
+        part = queryset
+        if pager.key is not None:
+            stop = lows[number + 1] if number + 1 < len(lows) else high
+            part = part.filter(between(pager.key, low, stop))
+        numbered = part.annotate(**{RANGE_ALIAS: Value(number, output_field=IntegerField())})
+        parts.append(numbered.values(RANGE_ALIAS).annotate(**aggregates))
+    united = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    found = {row[RANGE_ALIAS]: row for row in united}
     return [stats_of(found.get(i)) for i in range(len(lows))]
 
 
