@@ -48,3 +48,23 @@ def test_e030_news_max_age(value: object) -> None:
                 id="sitemapkit.E030",
             )
         ]
+
+
+@pytest.mark.parametrize("value", [dt.timedelta(seconds=-1), 86_400, "1 day", False])
+def test_e047_full_build_every(value: object) -> None:
+    with override_settings(SITEMAPKIT_FULL_BUILD_EVERY=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_FULL_BUILD_EVERY is {value!r}, not a timedelta of 0 or more, or None.",
+                hint="Set it to a datetime.timedelta such as timedelta(days=1) (how often a "
+                "build renders every shard), to None to do so only with build_sitemaps --full, "
+                "or remove it.",
+                id="sitemapkit.E047",
+            )
+        ]
+
+
+@pytest.mark.parametrize("value", [dt.timedelta(0), dt.timedelta(hours=6), None])
+def test_full_build_every_accepts_a_timedelta_or_none(value: object) -> None:
+    with override_settings(SITEMAPKIT_FULL_BUILD_EVERY=value):
+        assert check_settings() == []

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 
 from django.conf import settings
@@ -25,7 +26,22 @@ def check_file_settings() -> list[CheckMessage]:
         + check_one_destination()
         + check_gzip()
         + check_serve()
+        + check_full_build_every()
     )
+
+
+def check_full_build_every() -> list[CheckMessage]:
+    value = conf.raw("FULL_BUILD_EVERY")
+    if value is None or (isinstance(value, dt.timedelta) and value >= dt.timedelta(0)):
+        return []
+    return [
+        Error(
+            f"SITEMAPKIT_FULL_BUILD_EVERY is {value!r}, not a timedelta of 0 or more, or None.",
+            hint="Set it to a datetime.timedelta such as timedelta(days=1) (how often a build "
+            "renders every shard), to None to do so only with build_sitemaps --full, or remove it.",
+            id="sitemapkit.E047",
+        )
+    ]
 
 
 def check_max_bytes() -> list[CheckMessage]:
