@@ -46,13 +46,6 @@ def build(output: Path, **options: Any) -> None:
     call_command("build_sitemaps", output=str(output), verbosity=0, **options)
 
 
-@pytest.fixture
-def out(tmp_path: Path) -> Path:
-    """The output directory: a symbolic link to the current build, in ``tmp_path``
-    beside the directory of builds (``.out.builds``)."""
-    return tmp_path / "out"
-
-
 def snapshot(directory: Path, *, built: bool = True) -> dict[str, bytes]:
     """Every file a web server could serve (dot files are not), read through the link.
 
