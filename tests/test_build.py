@@ -20,6 +20,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from built_sets import (
+    builds,
+    current_build,
+    leftovers,
+    lock_file,
+    shard_files,
+    snapshot,
+    without_times,
+)
 from django.core.files.storage import storages
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, close_old_connections, connection, connections
@@ -46,52 +55,10 @@ def build(output: Path, **options: Any) -> None:
     call_command("build_sitemaps", output=str(output), verbosity=0, **options)
 
 
-def snapshot(directory: Path, *, built: bool = True) -> dict[str, bytes]:
-    """Every file a web server could serve (dot files are not), read through the link.
-
-    Without ``built``, the manifest's times (when the set was built, and when
-    every shard was last rendered) are left out: for comparing what two builds
-    wrote, not when."""
-    files = {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.name[0] != "."}
-    return files if built else without_times(files)
-
-
-def without_times(files: dict[str, bytes]) -> dict[str, bytes]:
-    if MANIFEST_FILENAME not in files:
-        return files
-    recorded = json.loads(files[MANIFEST_FILENAME])
-    recorded["built"] = recorded["full_check"] = None
-    return {**files, MANIFEST_FILENAME: json.dumps(recorded, sort_keys=True).encode()}
-
-
-def builds(output: Path) -> Path:
-    return output.parent / f".{output.name}.builds"
-
-
-def leftovers(output: Path) -> list[str]:
-    """What a build that failed or died may leave: its partial directory, its link."""
-    partial = [p.name for p in builds(output).iterdir() if p.name.endswith(".partial")]
-    links = [p.name for p in output.parent.glob(f".{output.name}.link-*")]
-    return sorted(partial + links)
-
-
-def current_build(output: Path) -> str:
-    """The build the output link points to, which must be in the directory of builds."""
-    target = os.readlink(output)
-    assert os.path.dirname(target) == builds(output).name
-    return os.path.basename(target)
-
-
 def assert_previous_set_kept(output: Path, previous: dict[str, bytes]) -> None:
     """What a failed build must leave: the files as they were, and no staged file."""
     assert snapshot(output) == previous
     assert leftovers(output) == []
-
-
-def shard_files(output: Path) -> list[tuple[str, list[str]]]:
-    """Each shard of the manifest: its section and the names of its files."""
-    manifest = json.loads((output / MANIFEST_FILENAME).read_bytes())
-    return [(shard["section"], [f["name"] for f in shard["files"]]) for shard in manifest["shards"]]
 
 
 def view_body(client: Client, name: str) -> bytes:
@@ -733,7 +700,7 @@ def test_a_second_build_refuses_while_one_holds_the_lock(
     sources: Sources, out: Path, previous_build: dict[str, bytes]
 ) -> None:
     # Beside the builds, not in the set: a reader of the output never sees it.
-    with open(builds(out) / ".lock", "a") as lock:
+    with open(lock_file(out), "a") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(CommandError) as raised:
             build(out)
@@ -810,7 +777,7 @@ def test_a_build_killed_mid_way_leaves_the_previous_set_and_no_file_taken_for_co
     sources(ArticleSource)
     build(out)
     assert leftovers(out) == []
-    assert sorted(os.listdir(builds(out))) == [".lock", published, current_build(out)]
+    assert sorted(os.listdir(builds(out))) == sorted([".lock", published, current_build(out)])
     assert len(urls_of(out, "sitemap-articles-1.xml")) == 320
 
 
@@ -835,7 +802,7 @@ def test_what_builds_that_died_left_is_cleaned_up(sources: Sources, out: Path) -
     # The build before stays, for readers that resolved the link just before
     # it moved; the ones before that go.
     assert first not in os.listdir(builds(out))
-    assert sorted(os.listdir(builds(out))) == [".lock", second, current_build(out)]
+    assert sorted(os.listdir(builds(out))) == sorted([".lock", second, current_build(out)])
 
 
 # -- validation, storages and jobs --------------------------------------------------------

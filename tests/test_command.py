@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
+from built_sets import builds
 from factories import bulk_articles
 from processes import manage
 from testapp.models import Article
@@ -140,7 +141,7 @@ def test_dry_run_lists_the_shards_to_render_and_writes_nothing(sources: Sources,
     # The first shard changes, the last grows past page_size and is cut in two.
     Article.objects.order_by("pk")[0].delete()
     bulk_articles(2)
-    before = sorted(os.listdir(out.parent / ".out.builds")), os.readlink(out)
+    before = sorted(os.listdir(builds(out))), os.readlink(out)
     stdout, stderr = run(output=str(out), dry_run=True)
     assert stderr == ""
     assert stdout == (
@@ -151,7 +152,7 @@ def test_dry_run_lists_the_shards_to_render_and_writes_nothing(sources: Sources,
         "A shard's files keep their bytes, modification time and ETag when they come out the "
         "same.\n"
     )
-    assert (sorted(os.listdir(out.parent / ".out.builds")), os.readlink(out)) == before
+    assert (sorted(os.listdir(builds(out))), os.readlink(out)) == before
 
 
 def test_dry_run_of_a_first_build_renders_every_shard(sources: Sources, out: Path) -> None:
