@@ -95,10 +95,12 @@ class Console:
             names = [", ".join(shard.names) or "new files" for shard in rendered]
             detail = f": {'; '.join(names)}" if rendered else ""
             self.info(f"  {section}: render {len(rendered):,} of {len(shards):,} shard(s){detail}")
-        if not plan.work:
-            self.info("Nothing to do: every shard is as the manifest records it.")
-        elif rows == 0 and not planned.partial:
+        # No rows first: a site with no section at all has no work either, and
+        # its build fails (an index must list a sitemap).
+        if rows == 0 and not planned.partial:
             self.info("No sitemap section has any rows: the build would publish nothing and fail.")
+        elif not plan.work:
+            self.info("Nothing to do: every shard is as the manifest records it.")
         self.info(
             "A shard's files keep their bytes, modification time and ETag when they come "
             "out the same."
