@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from built_sets import builds
 from django.core.management import CommandError, call_command
 from django.test import override_settings
-from built_sets import builds
 from factories import bulk_articles
 from processes import manage
 from testapp.models import Article
