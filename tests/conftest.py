@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -37,6 +38,13 @@ def sources() -> Iterator[Callable[..., None]]:
 
     yield use
     registry._sources = saved
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    """A build's output directory: the symbolic link to the current build, which the
+    build puts in ``tmp_path`` beside its directory of builds (``.out.builds``)."""
+    return tmp_path / "out"
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from built_sets import (
+    builds,
+    current_build,
+    leftovers,
+    lock_file,
+    snapshot,
+    visible,
+    without_times,
+)
 from django.contrib.sites.models import Site
 from django.core.files.storage import InMemoryStorage, Storage, storages
 from django.core.management import CommandError, call_command
@@ -29,6 +38,7 @@ from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import SitemapSite, StaticSource
 from django_sitemapkit.build.destinations import StorageDestination
+from django_sitemapkit.names import MANIFEST_FILENAME
 
 pytestmark = pytest.mark.django_db
 Sources = Callable[..., None]
@@ -39,7 +49,6 @@ BASE_URLS = {
     "de": "https://example.de:8443",
 }
 HOSTS = {"www": "www.example.com", "shop": "shop.example.com", "de": "example.de:8443"}
-LOCK = ".sitemapkit.lock"
 
 
 @dataclass(frozen=True)
@@ -119,10 +128,6 @@ def failing_run(**options: Any) -> tuple[str, str, int, str]:
     return stdout.getvalue(), stderr.getvalue(), raised.value.returncode, str(raised.value)
 
 
-def snapshot(directory: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.name[0] != "."}
-
-
 def article_locs(base: str, articles: list[Article]) -> list[str]:
     return [f"{base}/articles/{article.slug}/" for article in articles]
 
@@ -149,14 +154,14 @@ def test_each_site_directory_holds_only_its_own_urls(
     articles = articles_per_site(several, 3)
     stdout, stderr = run(output=str(tmp_path))
     assert stderr == ""
-    assert sorted(os.listdir(tmp_path)) == sorted(several.name.values())
+    assert visible(tmp_path) == sorted(several.name.values())
     for role in ROLES:
         base, directory = BASE_URLS[role], several.directory(tmp_path, role)
         files = snapshot(directory)
         pages = ["sitemap-articles-1.xml", "sitemap-pages-1.xml"]
         if role == "shop":
             pages.append("sitemap-offers-1.xml")
-        assert sorted(files) == with_gz("sitemap.xml", *pages), role
+        assert sorted(files) == [*with_gz("sitemap.xml", *pages), MANIFEST_FILENAME], role
         assert index_locs(files["sitemap.xml"]) == [f"{base}/{name}" for name in pages]
         assert locs(files["sitemap-articles-1.xml"]) == article_locs(base, articles[role])
         assert locs(files["sitemap-pages-1.xml"]) == [f"{base}/", f"{base}/about/"]
@@ -164,15 +169,16 @@ def test_each_site_directory_holds_only_its_own_urls(
             assert locs(files["sitemap-offers-1.xml"]) == [f"{base}/about/"]
         for name in ["sitemap.xml", *pages]:
             assert gzip.decompress(files[name + ".gz"]) == files[name]
-        assert sorted(p.name for p in directory.iterdir() if p.name[0] == ".") == [LOCK]
+        assert sorted(os.listdir(builds(directory))) == [".lock", current_build(directory)]
     # A header per site, then its part as a project of one site prints it.
     assert [line for line in stdout.splitlines() if line.startswith(("Site ", "Published "))] == [
         line
         for role in ROLES
+        for files in [8 if role == "shop" else 6]
         for line in (
             f"Site {several.name[role]!r} on {BASE_URLS[role]}:",
-            f"Published to {several.directory(tmp_path, role)} (pages, .gz siblings and the "
-            f"index): {8 if role == 'shop' else 6} written, 0 unchanged, 0 removed.",
+            f"Published to {several.directory(tmp_path, role)} ({files} files and the "
+            f"manifest): {files} written, 0 unchanged, 0 removed.",
         )
     ]
 
@@ -202,7 +208,7 @@ def test_a_site_that_fails_keeps_its_files_and_the_others_are_published(
     ) in stdout
     # Byte for byte, and no staged file left behind.
     assert snapshot(shop) == before["shop"]
-    assert sorted(p.name for p in shop.iterdir() if p.name[0] == ".") == [LOCK]
+    assert leftovers(shop) == []
     for role in ("www", "de"):
         files = snapshot(several.directory(tmp_path, role))
         assert files != before[role]
@@ -232,8 +238,8 @@ def test_ctrl_c_stops_at_once_naming_what_was_published(
         f"Interrupted. Nothing was published: the files in {shop} are as they were. "
         f"Published before: {several.name['www']!r}. Not built: {several.name['de']!r}.",
     )
-    assert sorted(os.listdir(tmp_path)) == sorted([several.name["www"], several.name["shop"]])
-    assert os.listdir(shop) == [LOCK]
+    assert visible(tmp_path) == [several.name["www"]]
+    assert os.listdir(builds(shop)) == [".lock"]
 
 
 def test_a_site_whose_lock_is_held_fails_alone(
@@ -242,8 +248,8 @@ def test_a_site_whose_lock_is_held_fails_alone(
     sources(SiteArticles)
     articles_per_site(several, 1)
     www = several.directory(tmp_path, "www")
-    www.mkdir()
-    with open(www / LOCK, "a") as lock:
+    builds(www).mkdir()
+    with open(lock_file(www), "a") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         _, _, code, message = failing_run(output=str(tmp_path), verbosity=0)
     assert (code, message) == (
@@ -252,11 +258,13 @@ def test_a_site_whose_lock_is_held_fails_alone(
         f"- {several.name['www']!r} (https://www.example.com): Another build_sitemaps is "
         f"writing to {www}; wait for it to finish, then run this one again.",
     )
-    assert os.listdir(www) == [LOCK]
+    assert not www.exists()
+    assert os.listdir(builds(www)) == [".lock"]
     for role in ("shop", "de"):
-        assert sorted(snapshot(several.directory(tmp_path, role))) == with_gz(
-            "sitemap.xml", "sitemap-articles-1.xml"
-        )
+        assert sorted(snapshot(several.directory(tmp_path, role))) == [
+            *with_gz("sitemap.xml", "sitemap-articles-1.xml"),
+            MANIFEST_FILENAME,
+        ]
 
 
 def test_a_site_row_that_cannot_be_a_site_is_an_error_after_the_others(
@@ -284,8 +292,8 @@ def test_a_site_row_that_cannot_be_a_site_is_an_error_after_the_others(
         "has no sitemap.",
     )
     assert stdout.startswith("Site 'www.example.com' on https://www.example.com:\n")
-    assert sorted(os.listdir(tmp_path)) == ["one", "www.example.com"]
-    assert os.listdir(tmp_path / "one") == ["www.example.com"]
+    assert visible(tmp_path) == ["one", "www.example.com"]
+    assert visible(tmp_path / "one") == ["www.example.com"]
     assert index_locs((tmp_path / "www.example.com" / "sitemap.xml").read_bytes()) == [
         "https://www.example.com/sitemap-pages-1.xml"
     ]
@@ -306,7 +314,7 @@ def test_site_builds_the_sites_it_names_only(
         f"Site {de!r} on https://example.de:8443:",
         f"Site {shop!r} on https://shop.example.com:",
     ]
-    assert sorted(os.listdir(tmp_path)) == sorted([shop, de])
+    assert visible(tmp_path) == sorted([shop, de])
     shop_files = snapshot(tmp_path / shop)
     assert locs(shop_files["sitemap-articles-1.xml"]) == article_locs(
         BASE_URLS["shop"], articles["shop"]
@@ -338,7 +346,7 @@ def test_one_site_is_default_and_keeps_its_files_at_the_root(
     bulk_articles(3)
     run(output=str(tmp_path / "plain"), verbosity=0)
     stdout, stderr = run(output=str(tmp_path / "named"), site=["default"])
-    assert snapshot(tmp_path / "named") == snapshot(tmp_path / "plain")
+    assert snapshot(tmp_path / "named", built=False) == snapshot(tmp_path / "plain", built=False)
     assert not stdout.startswith("Site ")
     assert stderr == ""
     assert failing_run(output=str(tmp_path / "www"), site=["www"]) == (
@@ -396,17 +404,23 @@ def test_dry_run_lists_each_site_and_writes_nothing(
     sources(only_on(SiteArticles, several.name["www"], several.name["shop"]))
     bulk_articles(3, category=CategoryFactory.create(slug=several.name["www"]))
     stdout, stderr = run(output=str(tmp_path), dry_run=True)
-    nothing = "No sitemap section has any rows: nothing would be written."
+    fresh = "  render every shard: there is no set built with these settings yet.\n"
+    fails = "No sitemap section has any rows: the build would publish nothing and fail.\n"
+    same = (
+        "A shard's files keep their bytes, modification time and ETag when they come out "
+        "the same.\n"
+    )
     assert (stdout, stderr) == (
-        f"Site {several.name['www']!r} on https://www.example.com:\n"
-        f"Dry run: nothing is written. A build would write to {tmp_path / several.name['www']}:\n"
-        "  articles: sitemap-articles-1.xml, sitemap-articles-1.xml.gz\n"
-        "  index: sitemap.xml, sitemap.xml.gz\n"
-        "and remove: nothing\n"
-        "File numbers assume no page reaches SITEMAPKIT_MAX_BYTES (52,428,800 bytes); "
-        "a build cuts such a page in two.\n"
-        f"Site {several.name['shop']!r} on https://shop.example.com:\n{nothing}\n"
-        f"Site {several.name['de']!r} on https://example.de:8443:\n{nothing}\n",
+        "".join(
+            f"Site {several.name[role]!r} on {BASE_URLS[role]}:\n"
+            f"Dry run: nothing is written. A build of {several.directory(tmp_path, role)} "
+            f"would:\n{fresh}{listed}{same}"
+            for role, listed in [
+                ("www", "  articles: render 1 of 1 shard(s): new files\n"),
+                ("shop", f"  articles: render 1 of 1 shard(s): new files\n{fails}"),
+                ("de", fails),
+            ]
+        ),
         "",
     )
     assert os.listdir(tmp_path) == []
@@ -421,8 +435,8 @@ def test_jobs_build_each_site_in_processes_with_the_same_result(
     run(output=str(tmp_path / "one"), verbosity=0)
     run(output=str(tmp_path / "two"), verbosity=0, jobs=2)
     for role in ROLES:
-        files = snapshot(several.directory(tmp_path / "two", role))
-        assert files == snapshot(several.directory(tmp_path / "one", role))
+        files = snapshot(several.directory(tmp_path / "two", role), built=False)
+        assert files == snapshot(several.directory(tmp_path / "one", role), built=False)
         assert len(locs(files["sitemap-articles-1.xml"])) == 5
 
 
@@ -437,6 +451,7 @@ def test_the_progress_bar_counts_each_sites_own_rows(
     sources(SiteArticles)
     bulk_articles(2_500, category=CategoryFactory.create(slug=several.name["www"]))
     bulk_articles(10, category=CategoryFactory.create(slug=several.name["shop"]))
+    bulk_articles(1, category=CategoryFactory.create(slug=several.name["de"]))
     stdout = Terminal()
     call_command("build_sitemaps", output=str(tmp_path), stdout=stdout)
     output = stdout.getvalue()
@@ -479,12 +494,15 @@ def test_a_storage_gets_a_prefix_per_site(
     articles_per_site(several, 3)
     run(output=str(tmp_path / "dir"), verbosity=0)
     stdout, _ = run()
-    assert f"Published to storage 'sitemaps' under '{several.name['de']}/' (pages" in stdout
+    assert (
+        f"Published to storage 'sitemaps' under '{several.name['de']}/' (6 files and the "
+        "manifest): 6 written, 0 unchanged, 0 removed."
+    ) in stdout.splitlines()
     assert sorted(storage.listdir("")[0]) == sorted(several.name.values())
     assert storage.listdir("")[1] == []
     for role in ROLES:
-        expected = snapshot(several.directory(tmp_path / "dir", role))
-        assert stored(storage, several.name[role]) == expected
+        expected = snapshot(several.directory(tmp_path / "dir", role), built=False)
+        assert without_times(stored(storage, several.name[role])) == expected
     # The shop's lock is held: the shop alone fails, and removals stay in each prefix.
     Article.objects.filter(category__slug=several.name["www"]).delete()
     shop_before = stored(storage, several.name["shop"])
@@ -498,15 +516,16 @@ def test_a_storage_gets_a_prefix_per_site(
         "finish, then run this one again.",
     )
     assert stored(storage, several.name["shop"]) == shop_before
-    assert sorted(stored(storage, several.name["www"])) == with_gz(
-        "sitemap.xml", "sitemap-pages-1.xml"
-    )
-    assert len(stored(storage, several.name["de"])) == 6
+    assert sorted(stored(storage, several.name["www"])) == [
+        *with_gz("sitemap.xml", "sitemap-pages-1.xml"),
+        MANIFEST_FILENAME,
+    ]
+    assert len(stored(storage, several.name["de"])) == 7
 
 
 class ShopQuotaExceeded(InMemoryStorage):
-    """A bucket that refuses the shop's files once they are uploaded: a failure while
-    publishing, after the checks a build makes itself."""
+    """A bucket that refuses the shop's files: a failure while publishing, after the
+    checks a build makes itself."""
 
     def save(self, name: str | None, content: Any, max_length: int | None = None) -> str:
         if name is not None and name.startswith("shop"):
@@ -514,7 +533,7 @@ class ShopQuotaExceeded(InMemoryStorage):
         return super().save(name, content, max_length)
 
 
-def test_an_unforeseen_error_of_one_site_is_logged_and_the_others_are_built(
+def test_a_storage_that_refuses_one_sites_files_fails_that_site_alone(
     several: Sites, sources: Sources, caplog: pytest.LogCaptureFixture
 ) -> None:
     sources(PagesSource)
@@ -523,18 +542,49 @@ def test_an_unforeseen_error_of_one_site_is_logged_and_the_others_are_built(
         _, _, code, message = failing_run(verbosity=0)
         storage = storages["sitemaps"]
         for role in ("www", "de"):
-            assert len(stored(storage, several.name[role])) == 4
+            assert len(stored(storage, several.name[role])) == 5
     shop = several.name["shop"]
+    place = f"storage 'sitemaps' under '{shop}/'"
+    # The first file refused: nothing of the shop's was uploaded.
     assert (code, message) == (
         1,
         "The sitemaps of 1 of 3 sites failed (the other 2 were built):\n"
-        f"- {shop!r} (https://shop.example.com): OSError: quota exceeded writing "
-        f"'{shop}/sitemap-pages-1.xml.gz' (the traceback is in the log)",
+        f"- {shop!r} (https://shop.example.com): Cannot write to {place}: quota exceeded "
+        f"writing '{shop}/sitemap-pages-1.xml.gz'. Nothing was published: the files in "
+        f"{place} are as they were.",
     )
+    # An error the build foresees: told, with no traceback.
+    assert [r for r in caplog.records if r.name == "django_sitemapkit"] == []
+
+
+class UnforeseenOnShop(SiteArticles):
+    """A bug in the project's source, met when the shop's rows are first asked for."""
+
+    def get_site_queryset(self, site: SitemapSite) -> QuerySet[Any]:
+        if site.base_url == BASE_URLS["shop"]:
+            raise RuntimeError("a bug in the source")
+        return super().get_site_queryset(site)
+
+
+def test_an_unforeseen_error_of_one_site_is_logged_and_the_others_are_listed(
+    several: Sites, sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(UnforeseenOnShop)
+    articles_per_site(several, 1)
+    stdout, _, code, message = failing_run(output=str(tmp_path), dry_run=True)
+    shop = several.name["shop"]
+    assert (code, message) == (
+        1,
+        "The sitemaps of 1 of 3 sites failed (the other 2 were listed):\n"
+        f"- {shop!r} (https://shop.example.com): RuntimeError: a bug in the source (the "
+        "traceback is in the log)",
+    )
+    assert f"A build of {several.directory(tmp_path, 'de')} would:" in stdout
     [record] = [r for r in caplog.records if r.name == "django_sitemapkit"]
     assert record.getMessage() == f"build_sitemaps failed for site {shop!r}."
     assert record.exc_info is not None
-    assert isinstance(record.exc_info[1], OSError)
+    assert isinstance(record.exc_info[1], RuntimeError)
+    assert os.listdir(tmp_path) == []
 
 
 # -- files mode: each host gets its own files --------------------------------------------
@@ -569,6 +619,8 @@ def test_files_mode_serves_each_host_its_own_files(
             files = snapshot(several.directory(tmp_path, role))
             host = HOSTS[role]
             for name, content in files.items():
+                if name == MANIFEST_FILENAME:
+                    continue
                 assert fetch(client, f"/{name}", Host=host)[:2] == (200, content), (role, name)
                 if name.endswith(".xml"):
                     status, body, headers = fetch(
@@ -600,8 +652,8 @@ def test_a_cron_run_exits_1_naming_the_failed_site_after_building_the_others(
         manage_sites("migrate", "--skip-checks", "--verbosity", "0", database=database).returncode
         == 0
     )
-    (output / "shop").mkdir(parents=True)
-    with open(output / "shop" / LOCK, "a") as lock:
+    builds(output / "shop").mkdir(parents=True)
+    with open(lock_file(output / "shop"), "a") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         result = manage_sites(
             "build_sitemaps", "--skip-checks", "--output", str(output), database=database
@@ -614,7 +666,8 @@ def test_a_cron_run_exits_1_naming_the_failed_site_after_building_the_others(
     )
     headers = [line for line in result.stdout.splitlines() if line.startswith("Site ")]
     assert headers == [f"Site {role!r} on {BASE_URLS[role]}:" for role in ROLES]
-    assert os.listdir(output / "shop") == [LOCK]
+    assert not (output / "shop").exists()
+    assert os.listdir(builds(output / "shop")) == [".lock"]
     for role in ("www", "de"):
         index = (output / role / "sitemap.xml").read_bytes()
         assert index_locs(index) == [f"{BASE_URLS[role]}/sitemap-pages-1.xml"]

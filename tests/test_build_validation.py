@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from django_sitemapkit.build.destinations import Staging
-from django_sitemapkit.build.report import BuiltFile
 from django_sitemapkit.build.validation import validate_staged
 from django_sitemapkit.encoder import SITEMAPINDEX, URLSET
 from django_sitemapkit.exceptions import BuildError
@@ -14,15 +13,16 @@ from django_sitemapkit.exceptions import BuildError
 NAME = "sitemap-articles-1.xml"
 
 
-def staged(tmp_path: Path, content: bytes, name: str = NAME) -> tuple[Staging, BuiltFile]:
-    staging = Staging(str(tmp_path), "t0")
+def staged(tmp_path: Path, content: bytes, name: str = NAME) -> tuple[Staging, str]:
+    staging = Staging(str(tmp_path))
     staging.path(name).write_bytes(content)
     staging.path(name + ".gz").write_bytes(gzip.compress(content, mtime=0))
-    return staging, BuiltFile(name, 1, len(content), 1, None)
+    return staging, name
 
 
-def validate(staging: Staging, built: BuiltFile) -> None:
-    validate_staged(staging, [built])
+def validate(staging: Staging, name: str) -> None:
+    # As a build passes them: each file and its gzip sibling.
+    validate_staged(staging, [name + ".gz", name])
 
 
 def test_a_valid_page_and_index_pass(tmp_path: Path) -> None:
@@ -52,8 +52,8 @@ def test_a_cut_document_is_not_well_formed(tmp_path: Path) -> None:
 
 def test_a_gzip_sibling_must_hold_the_same_bytes(tmp_path: Path) -> None:
     page = URLSET.opening + b"<url><loc>https://www.example.com/</loc></url>\n" + URLSET.closing
-    staging, built = staged(tmp_path, page)
+    staging, name = staged(tmp_path, page)
     staging.path(NAME + ".gz").write_bytes(gzip.compress(page + b"\n", mtime=0))
     with pytest.raises(BuildError) as raised:
-        validate(staging, built)
+        validate(staging, name)
     assert str(raised.value) == f"{NAME}.gz does not decompress to {NAME}."

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from built_sets import builds
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 from factories import bulk_articles
@@ -55,123 +57,159 @@ def test_jobs_below_one_is_a_usage_error() -> None:
     assert result.stderr.endswith("error: argument --jobs: must be 1 or more, not 0\n")
 
 
-def test_closing_table(sources: Sources, tmp_path: Path) -> None:
+def test_closing_table(sources: Sources, out: Path) -> None:
     sources(SmallPages, PagesSource)
     bulk_articles(3)
-    stdout, stderr = run(output=str(tmp_path))
+    stdout, stderr = run(output=str(out))
     assert stderr == ""
-    lines = stdout.splitlines()
-    assert re.fullmatch(r"articles: 3 URLs in 2 files \(\d+\.\d\d s\)", lines[0])
-    assert re.fullmatch(r"pages: 2 URLs in 1 file \(\d+\.\d\d s\)", lines[1])
-    sizes = {p.name: p.stat().st_size for p in tmp_path.iterdir()}
+    lines = [re.sub(r"\d+\.\d\d s\b", "S s", line) for line in stdout.splitlines()]
+    assert lines[:2] == [
+        "articles: 3 URLs in 2 files, 2 of 2 shard(s) rendered (S s)",
+        "pages: 2 URLs in 1 file, 1 of 1 shard(s) rendered (S s)",
+    ]
+    sizes = {p.name: p.stat().st_size for p in out.iterdir()}
     articles = sizes["sitemap-articles-1.xml"] + sizes["sitemap-articles-2.xml"]
     articles_gz = sizes["sitemap-articles-1.xml.gz"] + sizes["sitemap-articles-2.xml.gz"]
-    table = [re.sub(r"\d+\.\d\d$", "S", line).split() for line in lines[2:6]]
+    pages, pages_gz = sizes["sitemap-pages-1.xml"], sizes["sitemap-pages-1.xml.gz"]
+    table = [line.split() for line in lines[2:6]]
     assert table == [
-        [
-            "Section",
-            "Rows",
-            "URLs",
-            "Files",
-            "Bytes",
-            "Gzip",
-            "bytes",
-            "Skipped",
-            "rows",
-            "Seconds",
-        ],
-        ["articles", "3", "3", "2", f"{articles:,}", f"{articles_gz:,}", "0", "S"],
-        [
-            "pages",
-            "2",
-            "2",
-            "1",
-            f"{sizes['sitemap-pages-1.xml']:,}",
-            f"{sizes['sitemap-pages-1.xml.gz']:,}",
-            "0",
-            "S",
-        ],
+        ["Section", "Rows", "URLs", "Files", "Rendered", "Bytes", "Gzip", "bytes", "Skipped"],
+        ["articles", "3", "3", "2", "2/2", f"{articles:,}", f"{articles_gz:,}", "0"],
+        ["pages", "2", "2", "1", "1/1", f"{pages:,}", f"{pages_gz:,}", "0"],
         [
             "Total",
             "5",
             "5",
             "3",
-            f"{articles + sizes['sitemap-pages-1.xml']:,}",
-            f"{articles_gz + sizes['sitemap-pages-1.xml.gz']:,}",
+            "3/3",
+            f"{articles + pages:,}",
+            f"{articles_gz + pages_gz:,}",
             "0",
-            "S",
         ],
     ]
     assert lines[6:] == [
-        "Index: sitemap.xml, 3 entries.",
-        f"Published to {tmp_path} (pages, .gz siblings and the index): 8 written, "
-        "0 unchanged, 0 removed.",
+        "Index: sitemap.xml, 3 entries. 3 of 3 shard(s) rendered in S s.",
+        f"Published to {out} (8 files and the manifest): 8 written, 0 unchanged, 0 removed.",
     ]
 
 
-def test_verbosity_2_lists_every_file(sources: Sources, tmp_path: Path) -> None:
+def test_a_build_that_changes_nothing_says_so_and_publishes_nothing(
+    sources: Sources, out: Path
+) -> None:
+    sources(SmallPages, PagesSource)
+    bulk_articles(3)
+    run(output=str(out), verbosity=0)
+    published = os.readlink(out)
+    stdout, stderr = run(output=str(out))
+    assert stderr == ""
+    # The static pages are rendered again each time, to the same bytes.
+    assert [re.sub(r"\d+\.\d\d s\b", "S s", line) for line in stdout.splitlines()] == [
+        "articles: 3 URLs in 2 files, 0 of 2 shard(s) rendered (S s)",
+        "pages: 2 URLs in 1 file, 1 of 1 shard(s) rendered (S s)",
+        "Nothing changed: 3 shard(s) are as the manifest records them, and the 8 files in "
+        f"{out} are as they were.",
+    ]
+    assert os.readlink(out) == published
+
+
+def test_verbosity_2_lists_every_file(sources: Sources, out: Path) -> None:
     sources(SmallPages)
     bulk_articles(3)
-    stdout, _ = run(output=str(tmp_path), verbosity=2)
-    size = (tmp_path / "sitemap-articles-2.xml").stat().st_size
+    stdout, _ = run(output=str(out), verbosity=2)
+    size = (out / "sitemap-articles-2.xml").stat().st_size
     assert f"  sitemap-articles-2.xml: 1 URLs, {size:,} bytes" in stdout.splitlines()
 
 
-def test_verbosity_0_prints_nothing(sources: Sources, tmp_path: Path) -> None:
+def test_verbosity_0_prints_nothing(sources: Sources, out: Path) -> None:
     sources(ArticleSource)
     bulk_articles(3)
-    assert run(output=str(tmp_path), verbosity=0) == ("", "")
-    assert (tmp_path / "sitemap.xml").exists()
+    assert run(output=str(out), verbosity=0) == ("", "")
+    assert (out / "sitemap.xml").exists()
 
 
-def test_verbosity_0_leaves_out_the_byte_cut_warning_too(sources: Sources, tmp_path: Path) -> None:
+def test_verbosity_0_leaves_out_the_byte_cut_warning_too(sources: Sources, out: Path) -> None:
     sources(ArticleSource)
     bulk_articles(250)
     with override_settings(SITEMAPKIT_MAX_BYTES=16_384):
-        assert run(output=str(tmp_path), verbosity=0) == ("", "")
+        assert run(output=str(out), verbosity=0) == ("", "")
 
 
-def test_dry_run_lists_the_files_and_writes_nothing(sources: Sources, tmp_path: Path) -> None:
+def test_dry_run_lists_the_shards_to_render_and_writes_nothing(sources: Sources, out: Path) -> None:
     sources(SmallPages, PagesSource)
     bulk_articles(5)
-    run(output=str(tmp_path), verbosity=0)
-    Article.objects.filter(pk__in=Article.objects.order_by("-pk").values("pk")[:3]).delete()
-    before = sorted(p.name for p in tmp_path.iterdir())
-    stdout, stderr = run(output=str(tmp_path), dry_run=True)
+    run(output=str(out), verbosity=0)
+    # The first shard changes, the last grows past page_size and is cut in two.
+    Article.objects.order_by("pk")[0].delete()
+    bulk_articles(2)
+    before = sorted(os.listdir(builds(out))), os.readlink(out)
+    stdout, stderr = run(output=str(out), dry_run=True)
     assert stderr == ""
     assert stdout == (
-        f"Dry run: nothing is written. A build would write to {tmp_path}:\n"
-        "  articles: sitemap-articles-1.xml, sitemap-articles-1.xml.gz\n"
-        "  pages: sitemap-pages-1.xml, sitemap-pages-1.xml.gz\n"
-        "  index: sitemap.xml, sitemap.xml.gz\n"
-        "and remove: sitemap-articles-2.xml, sitemap-articles-2.xml.gz, "
-        "sitemap-articles-3.xml, sitemap-articles-3.xml.gz\n"
-        "File numbers assume no page reaches SITEMAPKIT_MAX_BYTES (52,428,800 bytes); "
-        "a build cuts such a page in two.\n"
+        f"Dry run: nothing is written. A build of {out} would:\n"
+        "  articles: render 3 of 4 shard(s): sitemap-articles-1.xml; sitemap-articles-3.xml; "
+        "new files\n"
+        "  pages: render 1 of 1 shard(s): sitemap-pages-1.xml\n"
+        "A shard's files keep their bytes, modification time and ETag when they come out the "
+        "same.\n"
     )
-    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (sorted(os.listdir(builds(out))), os.readlink(out)) == before
+
+
+def test_dry_run_of_a_first_build_renders_every_shard(sources: Sources, out: Path) -> None:
+    sources(SmallPages, PagesSource)
+    bulk_articles(3)
+    assert run(output=str(out), dry_run=True) == (
+        f"Dry run: nothing is written. A build of {out} would:\n"
+        "  render every shard: there is no set built with these settings yet.\n"
+        "  articles: render 2 of 2 shard(s): new files; new files\n"
+        "  pages: render 1 of 1 shard(s): new files\n"
+        "A shard's files keep their bytes, modification time and ETag when they come out the "
+        "same.\n",
+        "",
+    )
 
 
 def test_dry_run_into_a_new_directory_creates_nothing(sources: Sources, tmp_path: Path) -> None:
     sources(ArticleSource)
     bulk_articles(1)
     run(output=str(tmp_path / "new"), dry_run=True)
-    assert not (tmp_path / "new").exists()
+    # Not even the directory of builds, or its lock.
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_nothing_to_do(sources: Sources, tmp_path: Path) -> None:
+def test_no_rows_exits_1_and_writes_nothing(sources: Sources, out: Path) -> None:
     sources(ArticleSource)
-    stdout, stderr = run(output=str(tmp_path))
-    assert re.fullmatch(r"articles: 0 URLs in 0 files \(\d+\.\d\d s\)", stdout.splitlines()[0])
-    assert (stdout.splitlines(keepends=True)[1], stderr) == (
-        f"No sitemap section has any rows: nothing to write. The files in {tmp_path} are "
-        "left as they are.\n",
+    with pytest.raises(CommandError) as raised:
+        run(output=str(out))
+    assert (str(raised.value), raised.value.returncode) == (
+        "No sitemap section has a single URL (no rows, or none valid): nothing was "
+        f"published, and nothing was written to {out}. An index must list at least one "
+        "sitemap, and an empty database is more often a mistake (another DATABASES, a failed "
+        "import) than a site without pages; add rows, or fix the sources, then build again.",
+        1,
+    )
+    assert not out.exists()
+    assert run(output=str(out), dry_run=True) == (
+        f"Dry run: nothing is written. A build of {out} would:\n"
+        "  render every shard: there is no set built with these settings yet.\n"
+        "  articles: render 1 of 1 shard(s): new files\n"
+        "No sitemap section has any rows: the build would publish nothing and fail.\n"
+        "A shard's files keep their bytes, modification time and ETag when they come out the "
+        "same.\n",
         "",
     )
-    assert run(output=str(tmp_path), dry_run=True) == (
-        "No sitemap section has any rows: nothing would be written.\n",
-        "",
-    )
+
+
+def test_a_section_without_a_count_may_have_urls(sources: Sources, out: Path) -> None:
+    # The static pages are not counted: a dry run cannot say the build would fail.
+    sources(ArticleSource, PagesSource)
+    stdout, _ = run(output=str(out), dry_run=True)
+    assert "No sitemap section has any rows" not in stdout
+    run(output=str(out), verbosity=0)
+    assert sorted(p.name for p in out.iterdir() if p.name.endswith(".xml")) == [
+        "sitemap-pages-1.xml",
+        "sitemap.xml",
+    ]
 
 
 NO_SOURCES = (
@@ -186,38 +224,38 @@ NO_SOURCES = (
 
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_no_source_registered_fails_and_leaves_the_built_files(
-    sources: Sources, tmp_path: Path, dry_run: bool
+    sources: Sources, out: Path, dry_run: bool
 ) -> None:
     sources(ArticleSource)
     bulk_articles(1)
-    run(output=str(tmp_path), verbosity=0)
-    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    run(output=str(out), verbosity=0)
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
     sources()
     stdout, stderr = io.StringIO(), io.StringIO()
     with pytest.raises(CommandError) as raised:
         call_command(
-            "build_sitemaps", output=str(tmp_path), dry_run=dry_run, stdout=stdout, stderr=stderr
+            "build_sitemaps", output=str(out), dry_run=dry_run, stdout=stdout, stderr=stderr
         )
     assert (str(raised.value), stdout.getvalue(), stderr.getvalue()) == (NO_SOURCES, "", "")
-    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
 @pytest.mark.parametrize("args", [(), ("--dry-run",), ("--section", "articles")])
-def test_no_source_registered_exits_1(tmp_path: Path, args: tuple[str, ...]) -> None:
+def test_no_source_registered_exits_1(tmp_path: Path, out: Path, args: tuple[str, ...]) -> None:
     # The app whose sitemaps.py registers the sources is not installed.
-    result = manage("build_sitemaps", "--output", str(tmp_path), *args, settings="without_sources")
+    result = manage("build_sitemaps", "--output", str(out), *args, settings="without_sources")
     assert (result.returncode, result.stdout) == (1, "")
     # Ends with: the system checks run first, and may have something to say.
     assert result.stderr.endswith(f"CommandError: {NO_SOURCES}\n"), result.stderr
     assert list(tmp_path.iterdir()) == []
 
 
-def test_output_dir_setting_is_the_default_destination(sources: Sources, tmp_path: Path) -> None:
+def test_output_dir_setting_is_the_default_destination(sources: Sources, out: Path) -> None:
     sources(ArticleSource)
     bulk_articles(1)
-    with override_settings(SITEMAPKIT_OUTPUT_DIR=str(tmp_path)):
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=str(out)):
         run(verbosity=0)
-    assert (tmp_path / "sitemap-articles-1.xml").exists()
+    assert (out / "sitemap-articles-1.xml").exists()
 
 
 def test_nowhere_to_write() -> None:
@@ -229,9 +267,9 @@ def test_nowhere_to_write() -> None:
     )
 
 
-def test_gzip_links_need_gzip(tmp_path: Path) -> None:
+def test_gzip_links_need_gzip(out: Path) -> None:
     with pytest.raises(CommandError) as raised:
-        run(output=str(tmp_path), gzip=False, gzip_links=True)
+        run(output=str(out), gzip=False, gzip_links=True)
     assert str(raised.value) == (
         "--gzip-links (or SITEMAPKIT_GZIP_LINKS) needs the .xml.gz files; drop --no-gzip."
     )
@@ -242,11 +280,11 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_a_terminal_gets_a_progress_bar(sources: Sources, tmp_path: Path) -> None:
+def test_a_terminal_gets_a_progress_bar(sources: Sources, out: Path) -> None:
     sources(ArticleSource)
     bulk_articles(2_500)
     stdout = Terminal()
-    call_command("build_sitemaps", output=str(tmp_path), stdout=stdout)
+    call_command("build_sitemaps", output=str(out), stdout=stdout)
     output = stdout.getvalue()
     # Drawn after each chunk of SITEMAPKIT_CHUNK_SIZE (2,000) rows.
     bar = re.search(r"\rarticles  \[(#*-*)\]  2,000/2,500 rows  [\d,]+ rows/s  ETA \d+ s", output)

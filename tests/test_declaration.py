@@ -89,6 +89,7 @@ def test_names_of_the_project_s_own_change_nothing(
         "sitemap-pages-1.xml.gz",
         "sitemap.xml",
         "sitemap.xml.gz",
+        "sitemapkit-manifest.json",
     ]
     assert (tmp_path / "sitemap-articles-1.xml").read_bytes() == expected_pages[
         f"{SITE}/sitemap-articles-1.xml"

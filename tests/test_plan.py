@@ -134,15 +134,14 @@ def test_an_i18n_build_counts_rows_and_urls_apart(
         "Rows",
         "URLs",
         "Files",
+        "Rendered",
         "Bytes",
         "Gzip",
         "bytes",
         "Skipped",
-        "rows",
-        "Seconds",
     ]
-    assert table[header + 1].split()[:4] == ["multi", "4", "12", "1"]
-    assert table[header + 1].split()[6] == "0"
+    assert table[header + 1].split()[:5] == ["multi", "4", "12", "1", "1/1"]
+    assert table[header + 1].split()[7] == "0"
 
 
 def test_plan_logs_nothing_for_a_valid_source(caplog: pytest.LogCaptureFixture) -> None:

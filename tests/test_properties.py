@@ -33,7 +33,7 @@ from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.test import Client, override_settings
 from django.urls import NoReverseMatch, reverse
@@ -535,9 +535,20 @@ def test_any_rows_give_valid_documents_of_exactly_the_valid_entries(
                 "computed": None,
             },
         )
-        with tempfile.TemporaryDirectory() as output:
-            call_command("build_sitemaps", output=output, verbosity=0)
-            built = built_urls(Path(output))
+        # The output becomes a link beside its directory of builds: both in here.
+        with tempfile.TemporaryDirectory() as parent:
+            output = Path(parent) / "out"
+            if any(served.values()):
+                call_command("build_sitemaps", output=str(output), verbosity=0)
+                built = built_urls(output)
+            else:
+                # No valid row at all: an index must list a sitemap, so the
+                # build fails and writes nothing.
+                with pytest.raises(CommandError) as raised:
+                    call_command("build_sitemaps", output=str(output), verbosity=0)
+                assert str(raised.value).startswith("No sitemap section has a single URL ")
+                assert not output.exists()
+                built = {}
     # The build writes the very entries the views serve.
     assert {name: urls for name, urls in served.items() if urls} == built
 

@@ -182,7 +182,7 @@ def test_the_build_logs_once_per_page_and_counts_every_skipped_row(
     call_command("build_sitemaps", output=str(tmp_path), stdout=stdout)
     row = next(line for line in stdout.getvalue().splitlines() if line.startswith("mixed "))
     # Rows, URLs, files, ..., skipped rows: each counted, as before.
-    assert (row.split()[1:4], row.split()[6]) == (["7", "1", "1"], "6")
+    assert (row.split()[1:4], row.split()[7]) == (["7", "1", "1"], "6")
     assert logged(caplog) == [
         ("WARNING", f"Skipped pk={made[0].pk} of source 'mixed': {outside('o1')}."),
         (

@@ -89,17 +89,22 @@ class Console:
             self.info("  render every shard: there is no set built with these settings yet.")
         elif plan.full:
             self.info("  render every shard (--full, or SITEMAPKIT_FULL_BUILD_EVERY has passed).")
-        rows = 0
+        # A section read without a key (static pages) has no count: it may
+        # have URLs, so only counted sections can say the build would fail.
+        rows: int | None = 0
         for section, shards in plan.planned.items():
             rendered = [shard for shard in shards if shard.kept is None]
-            rows += sum(shard.rows or 0 for shard in shards)
+            for shard in shards:
+                rows = None if rows is None or shard.rows is None else rows + shard.rows
             names = [", ".join(shard.names) or "new files" for shard in rendered]
             detail = f": {'; '.join(names)}" if rendered else ""
             self.info(f"  {section}: render {len(rendered):,} of {len(shards):,} shard(s){detail}")
-        if not plan.work:
-            self.info("Nothing to do: every shard is as the manifest records it.")
-        elif not rows and not planned.partial:
+        # No rows first: a site with no section at all has no work either, and
+        # its build fails (an index must list a sitemap).
+        if rows == 0 and not planned.partial:
             self.info("No sitemap section has any rows: the build would publish nothing and fail.")
+        elif not plan.work:
+            self.info("Nothing to do: every shard is as the manifest records it.")
         self.info(
             "A shard's files keep their bytes, modification time and ETag when they come "
             "out the same."

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django_sitemapkit.names import GZIP_SUFFIX, MANIFEST_FILENAME
+from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, MANIFEST_FILENAME, PAGE_FILENAME
 from django_sitemapkit.sources.ranges import Key, RangeStats
 
 FORMAT = 1
@@ -143,6 +143,15 @@ def fingerprint(values: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def page_name(name: str, section: str) -> None:
+    """Raise ``ValueError`` unless ``name`` is a page file of ``section``: a build links,
+    lists and deletes the names its manifest gives, so one planted in the directory or
+    storage must not name another file ("../x", "media/photo.jpg")."""
+    match = PAGE_FILENAME.match(name)
+    if match is None or match["section"] != section:
+        raise ValueError(f"{name!r} is not the name of a page file of section {section!r}")
+
+
 def read_manifest(content: bytes | None, label: str) -> Manifest | None:
     """The manifest in ``content``, or ``None`` when there is none or it cannot be read:
     the build then renders every file afresh, which is always correct, only slower,
@@ -164,6 +173,11 @@ def read_manifest(content: bytes | None, label: str) -> Manifest | None:
             )
             for item in data["shards"]
         )
+        for shard in shards:
+            for file in shard.files:
+                page_name(file.name, shard.section)
+        if data["index"]["name"] != INDEX_FILENAME:
+            raise ValueError(f"the index is named {data['index']['name']!r}")
         return Manifest(
             site=data["site"],
             fingerprint=data["fingerprint"],

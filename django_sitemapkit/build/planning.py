@@ -49,6 +49,9 @@ class ShardJob:
     number: int
     low: Key | None
     high: Key | None
+    #: The number its first page has in the section, as the views number pages;
+    #: the log names the page a skipped row was on by it.
+    page: int = 1
 
 
 @dataclass
@@ -161,9 +164,12 @@ def without_empty(planned: list[PlannedShard]) -> list[PlannedShard]:
 def to_render(planned: list[PlannedShard], start: int) -> list[tuple[PlannedShard, ShardJob]]:
     """The shards of ``planned`` to render, each given its job, numbered from ``start``."""
     found: list[tuple[PlannedShard, ShardJob]] = []
-    for shard in planned:
+    # A shard holds one page of rows (one is cut when it grows past
+    # page_size), so its position in the section is its page's number.
+    for position, shard in enumerate(planned, 1):
         if shard.kept is None:
-            shard.job = ShardJob(shard.section, start + len(found), shard.low, shard.high)
+            number = start + len(found)
+            shard.job = ShardJob(shard.section, number, shard.low, shard.high, position)
             found.append((shard, shard.job))
     return found
 

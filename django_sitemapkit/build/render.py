@@ -133,7 +133,7 @@ def render_shard(
             chunks = reported(chunks, lambda: progress(plan.section, tally.rows))
         try:
             for index, page_chunks in groupby(chunks, key=lambda p: p[0]):
-                runs = written(plan, index + 1, (chunk for _, chunk in page_chunks), tally)
+                runs = written(plan, job.page + index, (chunk for _, chunk in page_chunks), tally)
                 write_page_files(
                     plan,
                     fitting(runs, plan.section, plan.document, tally),
