@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.destinations import Destination, StorageDestination
 from django_sitemapkit.build.manifest import Manifest
 from django_sitemapkit.build.notify import changed_urls, notify
 from django_sitemapkit.build.options import BuildOptions
@@ -45,6 +45,7 @@ __all__ = [
     "BuildPlan",
     "BuildResult",
     "EmptySet",
+    "PublishFailed",
     "SectionBuild",
     "build",
     "plan_build",
@@ -57,6 +58,10 @@ class BuildInterrupted(BuildError):
 
 class EmptySet(BuildError):
     """No section gave a single URL: nothing is published."""
+
+
+class PublishFailed(BuildError):
+    """Publishing stopped part-way (a storage upload failed): not "nothing published"."""
 
 
 def build(
@@ -148,7 +153,18 @@ def build_locked(
         validate_staged(destination.staging, new.written)
     sending = options.indexnow and conf.INDEXNOW_KEY is not None
     changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
-    destination.publish(new.written, manifest.to_json(), result.removed)
+    try:
+        destination.publish(new.written, manifest.to_json(), result.removed)
+    except Exception as exc:
+        # A directory's publish is one rename, done or not; a storage's uploads
+        # may have stopped after some pages (see destinations.py).
+        if not isinstance(destination, StorageDestination):
+            raise
+        raise PublishFailed(
+            f"Publishing to {destination.label} stopped: {type(exc).__name__}: {exc}. The "
+            "files uploaded before it are in place, and the index, uploaded after every "
+            "page, names only files that exist; run the build again."
+        ) from exc
     result.published = True
     result.replaced = list(new.written)
     if changed is not None:
@@ -209,7 +225,7 @@ def failed(destination: Destination, exc: BaseException) -> BaseException:
     """The one-line ``BuildError`` a failed build raises; the exception itself if it is
     neither an error nor an interruption."""
     untouched = f"Nothing was published: the files in {destination.label} are as they were."
-    if isinstance(exc, EmptySet):
+    if isinstance(exc, EmptySet | PublishFailed):
         return exc
     if isinstance(exc, KeyboardInterrupt):
         return BuildInterrupted(f"Interrupted. {untouched}")
