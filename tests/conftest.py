@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from indexnow_endpoint import KEY, Endpoint, configured
 
 import django_sitemapkit
 from django_sitemapkit.registry import registry
@@ -54,3 +55,11 @@ def fresh_page_lastmods() -> Iterator[None]:
     clear_cache()
     yield
     clear_cache()
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    """An IndexNow endpoint on 127.0.0.1 that found the key file of ``KEY``, and the
+    settings that send to it."""
+    with configured(KEY) as started:
+        yield started

@@ -27,6 +27,8 @@ from django.test import override_settings
 KEY_SCHEMA = re.compile(r"[a-zA-Z0-9-]{8,128}")
 MAX_URLS = 10_000
 PATH = "/indexnow"
+#: The key the tests' endpoint found a key file for.
+KEY = "4f1b6e0c2a9d4e8f"
 
 
 @dataclass(frozen=True)

@@ -7,20 +7,19 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from factories import bulk_articles
-from indexnow_endpoint import Endpoint, Scripted, configured
+from indexnow_endpoint import KEY, Endpoint, Scripted
 from sitemap_xml import parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
 pytestmark = pytest.mark.django_db
-KEY = "7c2e9a41-b0d3-4f6e"
 SITE = "https://www.example.com"
 LATER = dt.datetime(2030, 1, 2, tzinfo=dt.timezone.utc)
 Sources = Callable[..., None]
@@ -28,12 +27,6 @@ Sources = Callable[..., None]
 
 class TenPerPage(ArticleSource):
     limit = 10
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    with configured(KEY) as started:
-        yield started
 
 
 def build(output: Path, **options: Any) -> str:

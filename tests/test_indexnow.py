@@ -8,27 +8,19 @@ import json
 import logging
 import os
 import socket
-from collections.abc import Iterator
 from http import HTTPStatus
 from pathlib import Path
 
 import pytest
 from django.test import override_settings
-from indexnow_endpoint import Endpoint, Scripted, configured
+from indexnow_endpoint import KEY, Endpoint, Scripted
 
 from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.indexnow import FileRecord, Submission, submit
 
-KEY = "4f1b6e0c2a9d4e8f"
 SITE = SitemapSite("default", Origin.from_url("https://www.example.com"))
 KEPT = "left pending for the next build."
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    with configured(KEY) as started:
-        yield started
 
 
 @pytest.fixture

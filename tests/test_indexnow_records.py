@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.core.files.storage import FileSystemStorage
-from indexnow_endpoint import Endpoint, configured
+from indexnow_endpoint import Endpoint
 
 from django_sitemapkit import indexnow_records
 from django_sitemapkit.base_urls import Origin
@@ -18,15 +17,8 @@ from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.indexnow import FileRecord, StorageRecord, Submission, submit
 from django_sitemapkit.indexnow_records import State
 
-KEY = "4f1b6e0c2a9d4e8f"
 SITE = SitemapSite("default", Origin.from_url("https://www.example.com"))
 URL = "https://www.example.com/a/"
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    with configured(KEY) as started:
-        yield started
 
 
 def test_file_record_is_replaced_whole(tmp_path: Path) -> None:

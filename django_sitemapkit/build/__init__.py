@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from django_sitemapkit.build.destinations import Destination, StorageDestination
+from django_sitemapkit.build.destinations import Destination, PublishFailed
 from django_sitemapkit.build.manifest import Manifest
 from django_sitemapkit.build.notify import changed_urls, notify
 from django_sitemapkit.build.options import BuildOptions
-from django_sitemapkit.build.planning import BuildPlan, known_shards, next_number, plan_build
+from django_sitemapkit.build.planning import BuildPlan, next_number, plan_build
 from django_sitemapkit.build.render import Progress, render_shards
 from django_sitemapkit.build.report import BuildResult, RenderedShard, SectionBuild
 from django_sitemapkit.build.sets import (
@@ -58,10 +58,6 @@ class BuildInterrupted(BuildError):
 
 class EmptySet(BuildError):
     """No section gave a single URL: nothing is published."""
-
-
-class PublishFailed(BuildError):
-    """Publishing stopped part-way (a storage upload failed): not "nothing published"."""
 
 
 def build(
@@ -115,8 +111,7 @@ def build_locked(
     new = NewSet()
     for section in section_order(site, old):
         if section in plan.planned:
-            shards = known_shards(recorded, section, plan.sections[section])
-            namer = Namer(section, next_number(shards))
+            namer = Namer(section, next_number(plan.known[section]))
             add_section(new, plan.planned[section], rendered, namer, destination, published)
         elif partial and recorded is not None:
             for shard in recorded.section_shards(section):
@@ -153,18 +148,7 @@ def build_locked(
         validate_staged(destination.staging, new.written)
     sending = options.indexnow and conf.INDEXNOW_KEY is not None
     changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
-    try:
-        destination.publish(new.written, manifest.to_json(), result.removed)
-    except Exception as exc:
-        # A directory's publish is one rename, done or not; a storage's uploads
-        # may have stopped after some pages (see destinations.py).
-        if not isinstance(destination, StorageDestination):
-            raise
-        raise PublishFailed(
-            f"Publishing to {destination.label} stopped: {type(exc).__name__}: {exc}. The "
-            "files uploaded before it are in place, and the index, uploaded after every "
-            "page, names only files that exist; run the build again."
-        ) from exc
+    destination.publish(new.written, manifest.to_json(), result.removed)
     result.published = True
     result.replaced = list(new.written)
     if changed is not None:
@@ -181,7 +165,7 @@ def section_order(site: SitemapSite, old: Manifest | None) -> list[str]:
     """The site's sections in the registry's order, then those only the manifest has."""
     order = [type(source).name for source in registry.sections(site)]
     if old is not None:
-        order += [shard.section for shard in old.shards if shard.section not in order]
+        order += [shard.section for shard in old.shards]
     return list(dict.fromkeys(order))
 
 

@@ -47,6 +47,11 @@ class Staging:
         return Path(self.directory) / name
 
 
+class PublishFailed(BuildError):
+    """A storage's publish stopped part-way: some files may already be new, so not
+    "nothing was published"."""
+
+
 class Destination(ABC):
     """A place a set of files is published to."""
 
@@ -138,11 +143,18 @@ class StorageDestination(Destination):
         return StorageRecord(self.storage, self.prefix + RECORD_FILENAME)
 
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
-        for name in written:
-            self.upload(name, self.staging.path(name).read_bytes())
-        self.upload(MANIFEST_FILENAME, manifest)
-        for name in removed:
-            self.storage.delete(self.prefix + name)
+        try:
+            for name in written:
+                self.upload(name, self.staging.path(name).read_bytes())
+            self.upload(MANIFEST_FILENAME, manifest)
+            for name in removed:
+                self.storage.delete(self.prefix + name)
+        except Exception as exc:
+            raise PublishFailed(
+                f"Publishing to {self.label} stopped: {type(exc).__name__}: {exc}. The files "
+                "uploaded before it are in place, and the index, uploaded after every page, "
+                "names only files that exist; run the build again."
+            ) from exc
 
     def upload(self, name: str, content: bytes) -> None:
         stored_name = self.prefix + name

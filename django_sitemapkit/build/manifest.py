@@ -18,7 +18,7 @@ import json
 import logging
 import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, MANIFEST_FILENAME, PAGE_FILENAME
@@ -105,7 +105,6 @@ class Manifest:
     built: str
     full_check: str
     format: int = FORMAT
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def section_shards(self, section: str) -> list[Shard]:
         return [shard for shard in self.shards if shard.section == section]
@@ -186,7 +185,6 @@ def read_manifest(content: bytes | None, label: str) -> Manifest | None:
             index=ManifestFile(**data["index"]),
             built=data["built"],
             full_check=data["full_check"],
-            extra=dict(data.get("extra", {})),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         logger.warning(

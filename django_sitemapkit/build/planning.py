@@ -193,6 +193,8 @@ class BuildPlan:
     plans: list[Plan]
     sections: dict[str, str]
     planned: dict[str, list[PlannedShard]]
+    #: Each section's recorded shards, if its files were built as they would be now.
+    known: dict[str, list[Shard] | None]
     work: list[tuple[Plan, ShardJob]]
 
 
@@ -216,13 +218,15 @@ def plan_build(
     full = options.full or (recorded is not None and full_check_due(recorded, now))
     plans = [compile_plan(source, site) for source in sources]
     sections = {plan.section: section_fingerprint(plan) for plan in plans}
+    known = {
+        plan.section: known_shards(recorded, plan.section, sections[plan.section]) for plan in plans
+    }
     planned: dict[str, list[PlannedShard]] = {}
     work: list[tuple[Plan, ShardJob]] = []
     for plan in plans:
-        shards = known_shards(recorded, plan.section, sections[plan.section])
-        planned[plan.section] = plan_section(plan, shards, full)
+        planned[plan.section] = plan_section(plan, known[plan.section], full)
         work += [(plan, job) for _, job in to_render(planned[plan.section], len(work))]
-    return BuildPlan(old, recorded, settings, now, full, plans, sections, planned, work)
+    return BuildPlan(old, recorded, settings, now, full, plans, sections, planned, known, work)
 
 
 def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[Shard] | None:
