@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 from django.apps import AppConfig
 from django.core import checks
 from django.utils.module_loading import autodiscover_modules
@@ -25,3 +27,8 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_indexnow_route, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)
         checks.register(sitemap_checks.check_site_rows, checks.Tags.database)
+        if find_spec("celery") is not None:
+            # The shard task of distributed builds, registered with the project's
+            # Celery app(s) so its workers run it (docs/distributed.md); Celery
+            # is imported only by a project that has it.
+            import django_sitemapkit.distributed.celery_engine  # noqa: F401

@@ -41,6 +41,12 @@ class Settings:
         "INDEXNOW_KEY": None,
         "INDEXNOW_ENDPOINT": "https://api.indexnow.org/indexnow",
         "INDEXNOW_TIMEOUT": 10,
+        "DATABASE": None,
+        "QUEUE": None,
+        "TASK_BACKEND": "default",
+        "SHARD_TIMEOUT": dt.timedelta(minutes=10),
+        "SHARD_ATTEMPTS": 3,
+        "BUILD_DEADLINE": dt.timedelta(hours=6),
     }
 
     def _get(self, name: str) -> Any:
@@ -159,6 +165,45 @@ class Settings:
     def INDEXNOW_TIMEOUT(self) -> float:
         """Seconds an IndexNow request may take to connect, and between bytes of the answer."""
         value: float = self._get("INDEXNOW_TIMEOUT")
+        return value
+
+    @property
+    def DATABASE(self) -> str | None:
+        """The ``DATABASES`` alias every section's rows are read from (a read replica);
+        ``None``: the queryset's own, which Django's database routers choose."""
+        value: str | None = self._get("DATABASE")
+        return value
+
+    @property
+    def QUEUE(self) -> str | None:
+        """The queue a distributed build's shards are sent to; ``None``: the engine's
+        default queue."""
+        value: str | None = self._get("QUEUE")
+        return value
+
+    @property
+    def TASK_BACKEND(self) -> str:
+        """The ``TASKS`` backend ``build_sitemaps --via tasks`` enqueues shards on."""
+        value: str = self._get("TASK_BACKEND")
+        return value
+
+    @property
+    def SHARD_TIMEOUT(self) -> dt.timedelta:
+        """How long a worker may render one shard before it is presumed lost (and the
+        shard sent again)."""
+        value: dt.timedelta = self._get("SHARD_TIMEOUT")
+        return value
+
+    @property
+    def SHARD_ATTEMPTS(self) -> int:
+        """How many times a distributed build sends a shard whose worker was lost."""
+        value: int = self._get("SHARD_ATTEMPTS")
+        return value
+
+    @property
+    def BUILD_DEADLINE(self) -> dt.timedelta:
+        """How long a distributed build waits for its shards in all before it gives up."""
+        value: dt.timedelta = self._get("BUILD_DEADLINE")
         return value
 
 

@@ -70,18 +70,21 @@ def build(
     jobs: int = 1,
     progress: Progress | None = None,
     done: Callable[[SectionBuild], None] = lambda build: None,
+    renderer: Renderer | None = None,
 ) -> BuildResult:
     """Build ``sources`` of ``site`` into ``destination``; ``partial`` keeps the other
     sections' files as they are.
 
     ``jobs`` of 2 or more renders shards in that many processes, and
-    compresses each gzip sibling on a thread of its own.
+    compresses each gzip sibling on a thread of its own. ``renderer`` renders
+    the plan's shards instead (the workers of a distributed build).
     """
     options = replace(options, gzip_in_thread=options.gzip_in_thread or jobs > 1)
     refuse_unsafe_names(sources)
     with destination.lock():
         try:
-            result = build_locked(destination, sources, options, site, partial, jobs, progress)
+            render = renderer or local_renderer(site, options, jobs, progress)
+            result = build_locked(destination, sources, options, site, partial, render)
         except BaseException as exc:
             error = failed(destination, exc)
             if error is exc:
@@ -98,15 +101,11 @@ def build_locked(
     options: BuildOptions,
     site: SitemapSite,
     partial: bool,
-    jobs: int,
-    progress: Progress | None,
+    renderer: Renderer,
 ) -> BuildResult:
     plan = plan_build(destination, sources, options, site, partial)
     old, recorded, now = plan.old, plan.recorded, plan.now
-    rendered = {
-        shard.job.number: shard
-        for shard in render_shards(plan.work, site, destination.staging, options, jobs, progress)
-    }
+    rendered = {shard.job.number: shard for shard in renderer(plan, destination)}
     published = {f.name: f for f in old.files()} if old is not None else {}
     new = NewSet()
     for section in section_order(site, old):
@@ -145,7 +144,9 @@ def build_locked(
     if options.validate:
         from django_sitemapkit.build.validation import validate_staged
 
-        validate_staged(destination.staging, new.written)
+        # A distributed build's pages were validated by the workers that
+        # rendered them: here only the files staged on this machine are.
+        validate_staged(destination.staging, destination.local_names(new.written))
     sending = options.indexnow and conf.INDEXNOW_KEY is not None
     changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
     destination.publish(new.written, manifest.to_json(), result.removed)
@@ -159,6 +160,21 @@ def build_locked(
             "to compare with (the next build sends what it changes)."
         )
     return result
+
+
+#: Renders the shards of a plan to the destination's staging, in the plan's order.
+Renderer = Callable[[BuildPlan, Destination], list[RenderedShard]]
+
+
+def local_renderer(
+    site: SitemapSite, options: BuildOptions, jobs: int, progress: Progress | None
+) -> Renderer:
+    """The shards rendered here, or in ``jobs`` forked processes."""
+
+    def render(plan: BuildPlan, destination: Destination) -> list[RenderedShard]:
+        return render_shards(plan.work, site, destination.staging, options, jobs, progress)
+
+    return render
 
 
 def section_order(site: SitemapSite, old: Manifest | None) -> list[str]:

@@ -11,9 +11,8 @@ be newer than the index. Files whose bytes are unchanged are not uploaded.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import io
+import os
 import secrets
 import shutil
 import tempfile
@@ -27,6 +26,7 @@ from typing import IO
 from django.core.files import File
 from django.core.files.storage import Storage, storages
 
+from django_sitemapkit.build.locks import storage_lock
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import Record, StorageRecord
 from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
@@ -92,6 +92,23 @@ class Destination(ABC):
     def manifest(self) -> bytes | None:
         return self.read(MANIFEST_FILENAME)
 
+    # A build's staged files are in ``staging``, on this machine; a distributed
+    # build's pages are elsewhere (``distributed/staging.py``) and it overrides
+    # these four.
+    def rename_staged(self, before: str, after: str) -> None:
+        os.replace(self.staging.path(before), self.staging.path(after))
+
+    def drop_staged(self, name: str) -> None:
+        """Forget a staged file that will not be published (the published one has its bytes)."""
+        self.staging.path(name).unlink()
+
+    def read_staged(self, name: str) -> bytes:
+        return self.staging.path(name).read_bytes()
+
+    def local_names(self, names: list[str]) -> list[str]:
+        """Those of the staged ``names`` that are files in ``staging``."""
+        return names
+
 
 class StorageDestination(Destination):
     """A storage, or the names in it under ``prefix`` (``"www/"``: one site of several)."""
@@ -107,15 +124,12 @@ class StorageDestination(Destination):
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        # A storage offers no lock of its own; this one keeps two builds of
-        # the same names on this machine from interleaving, while the sites of
-        # one storage (a prefix each) are built independently.
-        # A project's only site (no prefix) keeps the lock file it always had.
-        key = (f"{self.alias}\0{self.prefix}" if self.prefix else self.alias).encode()
-        digest = hashlib.blake2b(key, digest_size=8).hexdigest()
-        lock_path = Path(tempfile.gettempdir()) / f".sitemapkit-{digest}.lock"
+        # A storage offers no lock of its own: the database holds it, so that
+        # builds on two machines never publish at once (locks.py). The sites
+        # of one storage (a prefix each) are built independently.
+        name = f"{self.alias}\0{self.prefix}" if self.prefix else self.alias
         try:
-            with open(lock_path, "a") as lock_file, held_lock(lock_file, self.label):
+            with storage_lock(name, self.label):
                 Path(self.staging.directory).mkdir(mode=0o700)
                 yield
         finally:
@@ -144,8 +158,7 @@ class StorageDestination(Destination):
 
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
         try:
-            for name in written:
-                self.upload(name, self.staging.path(name).read_bytes())
+            self.put(written)
             self.upload(MANIFEST_FILENAME, manifest)
             for name in removed:
                 self.storage.delete(self.prefix + name)
@@ -156,40 +169,29 @@ class StorageDestination(Destination):
                 "names only files that exist; run the build again."
             ) from exc
 
+    def put(self, written: list[str]) -> None:
+        """Upload the staged ``written`` files, in order."""
+        for name in written:
+            self.upload(name, self.staging.path(name).read_bytes())
+
     def upload(self, name: str, content: bytes) -> None:
-        stored_name = self.prefix + name
-        if (
-            self.storage.exists(stored_name)
-            and self.storage.get_available_name(stored_name) != stored_name
-        ):
-            # This storage would save beside the old file under another name,
-            # so the old one must go first: a moment with no file. Storages
-            # that overwrite (S3 with file_overwrite, FileSystemStorage with
-            # allow_overwrite) replace it in one write instead.
-            self.storage.delete(stored_name)
-        saved = self.storage.save(stored_name, File(io.BytesIO(content), name=name))
-        if saved != stored_name:
-            raise BuildError(
-                f"{self.label} saved {stored_name!r} as {saved!r}; the storage must keep the "
-                "exact name (it should not rename files that exist)."
-            )
+        save_exact(self.storage, self.prefix + name, io.BytesIO(content), self.label)
 
     def discard(self) -> None:
         shutil.rmtree(self.staging.directory, ignore_errors=True)
 
 
-@contextmanager
-def held_lock(lock_file: IO[str], label: str) -> Iterator[None]:
-    try:
-        # flock() is released by the kernel when the process dies, so a
-        # crashed build never leaves a stale lock behind.
-        fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError as exc:
+def save_exact(storage: Storage, stored_name: str, content: IO[bytes], label: str) -> None:
+    """Save ``content`` as ``stored_name``, replacing the file of that name if any."""
+    if storage.exists(stored_name) and storage.get_available_name(stored_name) != stored_name:
+        # This storage would save beside the old file under another name, so
+        # the old one must go first: a moment with no file. Storages that
+        # overwrite (S3 with file_overwrite, FileSystemStorage with
+        # allow_overwrite) replace it in one write instead.
+        storage.delete(stored_name)
+    saved = storage.save(stored_name, File(content, name=stored_name.rpartition("/")[2]))
+    if saved != stored_name:
         raise BuildError(
-            f"Another build_sitemaps is writing to {label}; wait for it to finish, then run "
-            "this one again."
-        ) from exc
-    try:
-        yield
-    finally:
-        fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
+            f"{label} saved {stored_name!r} as {saved!r}; the storage must keep the exact "
+            "name (it should not rename files that exist)."
+        )

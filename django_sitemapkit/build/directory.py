@@ -28,8 +28,8 @@ from django_sitemapkit.build.destinations import (
     RECORD_FILENAME,
     Destination,
     Staging,
-    held_lock,
 )
+from django_sitemapkit.build.locks import held_lock
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import FileRecord, Record
 from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file

@@ -29,7 +29,7 @@ def changed_urls(
     try:
         return changes(
             published(destination, [n for n in rewritten + removed if n in earlier and is_page(n)]),
-            (destination.staging.path(name).read_bytes() for name in rewritten),
+            (destination.read_staged(name) for name in rewritten),
         )
     except (ValueError, OSError) as exc:
         logger.error(

@@ -4,6 +4,7 @@ summary."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django_sitemapkit.build.manifest import Manifest, ManifestFile
 from django_sitemapkit.build.planning import ShardJob
@@ -23,6 +24,9 @@ class RenderedShard:
     #: Files that ended at the byte limit, and pages of rows with no valid entry.
     byte_cuts: int = 0
     empty_pages: int = 0
+    #: The stats of the rows as they were read to render it, when the renderer
+    #: measured them (a distributed build's workers do); else the plan's.
+    stats: dict[str, Any] | None = None
 
 
 @dataclass

@@ -9,7 +9,6 @@ is kept, with its modification time (``Destination.keep()``).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from django_sitemapkit.build.destinations import Destination
@@ -81,8 +80,9 @@ def add_section(
             rename_staged(destination, staged, name)
             place(new, file, destination, published.get(name))
             files.append(file)
+        stats = shard.stats if result.stats is None else result.stats
         new.shards.append(
-            Shard(shard.section, shard.low, shard.stats, tuple(files), result.rows, result.skipped)
+            Shard(shard.section, shard.low, stats, tuple(files), result.rows, result.skipped)
         )
 
 
@@ -96,7 +96,7 @@ def keep_shard(new: NewSet, shard: Shard, destination: Destination) -> None:
 def rename_staged(destination: Destination, staged: ManifestFile, name: str) -> None:
     final = ManifestFile(name, 0, None, 0, staged.gzip_size, "")
     for before, after in zip(staged.names(), final.names(), strict=True):
-        os.replace(destination.staging.path(before), destination.staging.path(after))
+        destination.rename_staged(before, after)
 
 
 def place(
@@ -109,7 +109,7 @@ def place(
         file.gzip_size is None,
     ):
         for name in file.names():
-            destination.staging.path(name).unlink()
+            destination.drop_staged(name)
         keep(new, file, destination)
     else:
         new.written += file.names()

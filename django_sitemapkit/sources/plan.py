@@ -156,6 +156,10 @@ def listed(source: SitemapSource, site: SitemapSite) -> QuerySet[Any]:
     articles published within ``SITEMAPKIT_NEWS_MAX_AGE`` belong in a Google News
     sitemap."""
     queryset = source.get_site_queryset(site)
+    if conf.DATABASE is not None:
+        # A read replica for every section: the plan of a build and its
+        # shards then read the same database (docs/distributed.md).
+        queryset = queryset.using(conf.DATABASE)
     news = type(source).news
     if news is not None:
         cutoff = extensions.news_cutoff(conf.NEWS_MAX_AGE)

@@ -15,6 +15,11 @@ from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.places import destination_for
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
 from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SitemapSite
+from django_sitemapkit.distributed.coordinator import Dispatch
+from django_sitemapkit.distributed.engines import ENGINES, engine_named
+from django_sitemapkit.distributed.progress import ShardProgress
+from django_sitemapkit.distributed.staging import shared_destination
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.hosts import several_sites
 from django_sitemapkit.registry import WHERE_SOURCES_ARE, registry
@@ -93,6 +98,12 @@ class Command(BaseCommand):
             help="Build sections in N processes, and with 2 or more compress the .gz files "
             "on a second thread (default: 1).",
         )
+        parser.add_argument(
+            "--via",
+            choices=ENGINES,
+            help="Render the shards on the workers of Celery or of Django's Tasks framework, "
+            "into SITEMAPKIT_STORAGE (default: in this process, or --jobs processes).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         console = Console(self.stdout, self.stderr, self.style, options["verbosity"])
@@ -110,6 +121,11 @@ class Command(BaseCommand):
             full=options["full"],
             indexnow=options["indexnow"],
         )
+        if options["via"] is not None and options["jobs"] > 1:
+            raise CommandError(
+                f"--jobs renders shards in processes of this machine and --via on the workers "
+                f"of {options['via']}: choose one."
+            )
         if build_options.gzip_links and not build_options.gzip:
             raise CommandError(
                 "--gzip-links (or SITEMAPKIT_GZIP_LINKS) needs the .xml.gz files; drop --no-gzip."
@@ -118,7 +134,7 @@ class Command(BaseCommand):
             sites, failures = selected_sites(options["site"])
             planned = site_builds(sites, options["section"])
             # Every destination first: one that cannot be is no one site's failure.
-            places = [(each, destination_for(each.site, options["output"])) for each in planned]
+            places = [(each, self.destination(each, options)) for each in planned]
         except BuildError as exc:
             raise CommandError(str(exc)) from exc
         if not several_sites():
@@ -169,6 +185,18 @@ class Command(BaseCommand):
         if options["dry_run"]:
             console.dry_run(destination, planned, build_options)
             return
+        if options["via"] is not None:
+            result = build(
+                destination,
+                planned.sources,
+                build_options,
+                planned.site,
+                partial=planned.partial,
+                done=console.section_done,
+                renderer=dispatch(console, options["via"], planned.site, build_options),
+            )
+            console.report(planned.site, destination, result)
+            return
         progress = console.progress_bar(planned.site)
         result = build(
             destination,
@@ -181,6 +209,18 @@ class Command(BaseCommand):
             done=console.section_done if progress is None else progress.finish,
         )
         console.report(planned.site, destination, result)
+
+    def destination(self, planned: SiteBuild, options: dict[str, Any]) -> Destination:
+        if options["via"] is None:
+            return destination_for(planned.site, options["output"])
+        return shared_destination(planned.site, options["output"])
+
+
+def dispatch(console: Console, via: str, site: SitemapSite, options: BuildOptions) -> Dispatch:
+    engine = engine_named(via)
+    terminal = console.stdout.isatty()
+    progress = ShardProgress(console.stdout, terminal, engine.label)
+    return Dispatch(engine, site, options, progress if console.verbosity >= 1 else None)
 
 
 def failed_sites(failures: list[str], done: int, dry_run: bool) -> str:

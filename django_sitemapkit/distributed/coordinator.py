@@ -1,0 +1,186 @@
+"""The coordinator of a distributed build: it sends the plan's shards to the
+workers, waits for them, and checks each result against the plan.
+
+It renders nothing itself. What it returns is what a build on one machine
+renders, so the set is put together and published by the same code
+(``build/__init__.py``). A shard that fails fails the build, and nothing is
+published; a shard whose worker is lost (it died, or outlived
+``SITEMAPKIT_SHARD_TIMEOUT``) is sent again, up to ``SITEMAPKIT_SHARD_ATTEMPTS``
+times in all; the whole build waits ``SITEMAPKIT_BUILD_DEADLINE`` at most.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.planning import BuildPlan, ShardJob
+from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.conf import conf
+from django_sitemapkit.configured_sites import SitemapSite
+from django_sitemapkit.distributed.engines import Attempt, Engine
+from django_sitemapkit.distributed.jobs import ShardResult, ShardTask, from_result, to_payload
+from django_sitemapkit.distributed.progress import Done
+from django_sitemapkit.distributed.staging import SharedStaging
+from django_sitemapkit.exceptions import BuildError
+
+logger = logging.getLogger("django_sitemapkit")
+#: Seconds between two rounds of questions to the engine.
+POLL_EVERY = 0.25
+
+
+@dataclass
+class Tracked:
+    """A shard and the attempts at it so far (the last one is the live one)."""
+
+    task: ShardTask
+    attempts: list[Attempt] = field(default_factory=list)
+    #: When the live attempt was first seen running (``time.monotonic()``).
+    running_since: float | None = None
+    result: ShardResult | None = None
+
+
+@dataclass
+class Dispatch:
+    """A ``Renderer`` (``build/__init__.py``) whose shards are rendered by ``engine``'s
+    workers into a ``SharedStaging``."""
+
+    engine: Engine
+    site: SitemapSite
+    options: BuildOptions
+    progress: Callable[[Done], None] | None = None
+    clock: Callable[[], float] = time.monotonic
+    #: Every result, in the plan's order, once the shards are done: the report
+    #: and the benchmark read where and how long each shard was rendered.
+    results: list[ShardResult] = field(default_factory=list)
+
+    def __call__(self, plan: BuildPlan, destination: Destination) -> list[RenderedShard]:
+        assert isinstance(destination, SharedStaging), destination
+        tracked = [Tracked(self.task(plan, destination, job)) for _, job in plan.work]
+        if not tracked:
+            return []
+        self.engine.check()
+        marker = {"build": destination.build, "coordinator": socket.gethostname()}
+        destination.start(json.dumps(marker).encode())
+        started = self.clock()
+        try:
+            for shard in tracked:
+                shard.attempts.append(self.engine.submit(to_payload(shard.task)))
+            self.wait(tracked, started)
+        except BaseException:
+            for shard in tracked:
+                if shard.result is None and shard.attempts:
+                    shard.attempts[-1].cancel()
+            raise
+        self.results = [shard.result for shard in tracked if shard.result is not None]
+        check_staged(destination, self.results)
+        return [
+            replace(result.rendered, stats=result.stats)
+            if result.stats is not None
+            else result.rendered
+            for result in self.results
+        ]
+
+    def task(self, plan: BuildPlan, destination: SharedStaging, job: ShardJob) -> ShardTask:
+        return ShardTask(
+            build=destination.build,
+            site=self.site.name,
+            storage=destination.alias,
+            staging=destination.shared,
+            job=job,
+            gzip=self.options.gzip,
+            validate=self.options.validate,
+            section=plan.sections[job.section],
+            settings=plan.settings,
+        )
+
+    def wait(self, tracked: list[Tracked], started: float) -> None:
+        deadline = started + conf.BUILD_DEADLINE.total_seconds()
+        pending = list(tracked)
+        while True:
+            now = self.clock()
+            for shard in pending:
+                self.follow(shard, now)
+            pending = [shard for shard in pending if shard.result is None]
+            if self.progress is not None:
+                self.progress(done(tracked, now - started))
+            if not pending:
+                return
+            if now > deadline:
+                raise BuildError(late(pending, len(tracked), self.engine.label))
+            time.sleep(POLL_EVERY)
+
+    def follow(self, shard: Tracked, now: float) -> None:
+        status = shard.attempts[-1].status()
+        if status.state == "done":
+            shard.result = from_result(shard.task, status.result)
+        elif status.state == "failed":
+            raise BuildError(
+                f"{capital(shard.task.describe())} failed on a worker of {self.engine.label}: "
+                f"{status.error}"
+            )
+        elif status.state == "running":
+            if shard.running_since is None:
+                shard.running_since = now
+            elif now - shard.running_since > conf.SHARD_TIMEOUT.total_seconds():
+                self.again(shard, f"still running after {conf.SHARD_TIMEOUT}")
+        elif status.state == "lost":
+            self.again(shard, status.error or "its worker was lost")
+
+    def again(self, shard: Tracked, why: str) -> None:
+        """Send ``shard`` again, if it has attempts left: its bytes are the same whoever
+        renders it, so a worker that was only slow does no harm."""
+        attempts = len(shard.attempts)
+        if attempts >= conf.SHARD_ATTEMPTS:
+            raise BuildError(
+                f"{capital(shard.task.describe())} was sent {attempts} time(s) "
+                f"(SITEMAPKIT_SHARD_ATTEMPTS) and its worker was lost each time, the last "
+                f"{why}; see the workers' logs, or raise SITEMAPKIT_SHARD_TIMEOUT if shards "
+                "take longer."
+            )
+        logger.warning("%s: %s; sent again.", capital(shard.task.describe()), why)
+        shard.attempts[-1].cancel()
+        shard.attempts.append(self.engine.submit(to_payload(shard.task)))
+        shard.running_since = None
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def done(tracked: list[Tracked], elapsed: float) -> Done:
+    finished = [shard.result for shard in tracked if shard.result is not None]
+    urls = sum(file.urls for result in finished for file in result.rendered.files)
+    return Done(len(finished), len(tracked), urls, elapsed)
+
+
+def late(pending: list[Tracked], total: int, engine: str) -> str:
+    waiting = sum(1 for shard in pending if shard.running_since is None)
+    return (
+        f"{len(pending):,} of {total:,} shards were not done after SITEMAPKIT_BUILD_DEADLINE "
+        f"({conf.BUILD_DEADLINE}), {waiting:,} of them never taken by a worker, the first "
+        f"{pending[0].task.describe()}: are workers of {engine} running, on this queue? "
+        "Start more, or raise the deadline."
+    )
+
+
+def check_staged(destination: SharedStaging, results: list[ShardResult]) -> None:
+    """Every file the workers said they staged is in the storage."""
+    staged = destination.staged_names()
+    for result in results:
+        for file in result.rendered.files:
+            for name in file.names():
+                if name not in staged:
+                    raise BuildError(
+                        f"The worker {result.worker.host} (pid {result.worker.pid}) reported "
+                        f"{name} of {result.rendered.job.section!r} staged, and "
+                        f"{destination.label} has no {destination.shared}{name}: do the "
+                        "workers and the coordinator use the same storage (SITEMAPKIT_STORAGE, "
+                        "STORAGES)?"
+                    )

@@ -1,0 +1,174 @@
+"""A shard as a job any worker can run, and its result, both plain JSON.
+
+A job carries everything a worker needs beyond the project's code and
+settings: the site, the shard's key range (typed values tagged as the
+manifest tags them), where to stage its files, and the fingerprints the
+coordinator planned with. A worker whose code or settings would render the
+section otherwise refuses the job, rather than publish files that do not
+match the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django_sitemapkit.build.manifest import ManifestFile, decode, encode
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.planning import ShardJob
+from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.sources.ranges import Key
+
+#: Changed whenever a job or a result changes shape: a worker of another
+#: version refuses the job instead of misreading it.
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """One shard of one build, as sent to a worker."""
+
+    build: str
+    site: str
+    storage: str
+    #: The storage name prefix the shard's files are staged under.
+    staging: str
+    job: ShardJob
+    gzip: bool
+    validate: bool
+    #: ``section_fingerprint()`` and ``settings_fingerprint()`` as planned.
+    section: str
+    settings: str
+
+    @property
+    def options(self) -> BuildOptions:
+        return BuildOptions(gzip=self.gzip, validate=self.validate)
+
+    def describe(self) -> str:
+        """How messages name the shard: its section, number and where its rows start."""
+        start = "the section's start" if self.job.low is None else f"key {self.job.low!r}"
+        return f"shard {self.job.number} of section {self.job.section!r} (rows from {start})"
+
+
+def encode_key(key: Key | None) -> list[Any] | None:
+    return None if key is None else [encode(value) for value in key]
+
+
+def decode_key(value: list[Any] | None) -> Key | None:
+    return None if value is None else tuple(decode(item) for item in value)
+
+
+def to_payload(task: ShardTask) -> dict[str, Any]:
+    job = task.job
+    return {
+        "format": FORMAT,
+        "build": task.build,
+        "site": task.site,
+        "storage": task.storage,
+        "staging": task.staging,
+        "section": job.section,
+        "number": job.number,
+        "page": job.page,
+        "low": encode_key(job.low),
+        "high": encode_key(job.high),
+        "gzip": task.gzip,
+        "validate": task.validate,
+        "fingerprints": {"section": task.section, "settings": task.settings},
+    }
+
+
+def from_payload(payload: dict[str, Any]) -> ShardTask:
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise BuildError(
+            f"This worker reads shard jobs of format {FORMAT}, and was sent one of format "
+            f"{found!r}: run the same version of django-sitemapkit on the coordinator and the "
+            "workers."
+        )
+    try:
+        job = ShardJob(
+            section=payload["section"],
+            number=payload["number"],
+            low=decode_key(payload["low"]),
+            high=decode_key(payload["high"]),
+            page=payload["page"],
+        )
+        prints = payload["fingerprints"]
+        return ShardTask(
+            build=payload["build"],
+            site=payload["site"],
+            storage=payload["storage"],
+            staging=payload["staging"],
+            job=job,
+            gzip=payload["gzip"],
+            validate=payload["validate"],
+            section=prints["section"],
+            settings=prints["settings"],
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BuildError(f"A shard job that cannot be read ({type(exc).__name__}: {exc}).") from exc
+
+
+@dataclass(frozen=True)
+class Worker:
+    """Where and when a result was rendered, for the report and the benchmark."""
+
+    host: str
+    pid: int
+    started: float
+    finished: float
+    #: The largest resident set the worker's process has had, in bytes.
+    peak_rss: int
+
+
+def result_payload(
+    task: ShardTask, rendered: RenderedShard, worker: Worker, stats: dict[str, Any] | None
+) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "build": task.build,
+        "number": task.job.number,
+        "files": [asdict(file) for file in rendered.files],
+        "rows": rendered.rows,
+        "skipped": rendered.skipped,
+        "seconds": rendered.seconds,
+        "byte_cuts": rendered.byte_cuts,
+        "empty_pages": rendered.empty_pages,
+        "stats": stats,
+        "worker": asdict(worker),
+    }
+
+
+@dataclass
+class ShardResult:
+    rendered: RenderedShard
+    worker: Worker
+    #: The stats of the rows as the worker read them (``None``: a section without a key).
+    stats: dict[str, Any] | None
+
+
+def from_result(task: ShardTask, payload: Any) -> ShardResult:
+    """The result of ``task``, checked to be its own."""
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise BuildError(f"The result of {task.describe()} cannot be read: {payload!r:.200}.")
+    if (payload.get("build"), payload.get("number")) != (task.build, task.job.number):
+        raise BuildError(
+            f"The result of {task.describe()} is the result of another job (build "
+            f"{payload.get('build')!r}, shard {payload.get('number')!r})."
+        )
+    try:
+        rendered = RenderedShard(
+            task.job,
+            files=[ManifestFile(**file) for file in payload["files"]],
+            rows=payload["rows"],
+            skipped=payload["skipped"],
+            seconds=payload["seconds"],
+            byte_cuts=payload["byte_cuts"],
+            empty_pages=payload["empty_pages"],
+        )
+        return ShardResult(rendered, Worker(**payload["worker"]), payload["stats"])
+    except (KeyError, TypeError) as exc:
+        raise BuildError(
+            f"The result of {task.describe()} cannot be read ({type(exc).__name__}: {exc})."
+        ) from exc

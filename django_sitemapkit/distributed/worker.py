@@ -1,0 +1,120 @@
+"""What a worker does with a shard job: render it from the database into the
+storage every machine shares, under the build's staging names.
+
+Engines call ``run_shard()`` with the job's JSON and send back what it
+returns. The same rows give the same bytes, so a shard rendered twice (its
+worker lost, the job sent again) stages the same files twice, harmlessly.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.core.files.storage import storages
+from django.db import connections, transaction
+
+from django_sitemapkit.build.destinations import Staging, save_exact
+from django_sitemapkit.build.manifest import encode_stats
+from django_sitemapkit.build.planning import section_fingerprint, settings_fingerprint
+from django_sitemapkit.build.render import render_shard
+from django_sitemapkit.build.selection import selected_sites
+from django_sitemapkit.build.validation import validate_staged
+from django_sitemapkit.distributed.jobs import ShardTask, Worker, from_payload, result_payload
+from django_sitemapkit.distributed.staging import MARKER, build_wanted
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sources.pages import QueryPager
+from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.ranges import range_stats
+
+
+def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
+    """Render the shard ``payload`` describes; its result, as JSON."""
+    started = time.time()
+    task = from_payload(payload)
+    (site,), _ = selected_sites([task.site])
+    source = registry.get(task.job.section, site)
+    if source is None:
+        raise BuildError(
+            f"This worker has no section {task.job.section!r} for site {task.site!r}: deploy "
+            "the coordinator's code to the workers."
+        )
+    plan = compile_plan(source, site)
+    check_fingerprints(task, plan)
+    storage = storages[task.storage]
+    with tempfile.TemporaryDirectory(prefix="sitemapkit-shard-") as directory:
+        staging = Staging(directory)
+        with one_snapshot(plan.database):
+            stats = shard_stats(plan, task)
+            rendered = render_shard(plan, task.job, staging, task.options)
+        names = [name for file in rendered.files for name in file.names()]
+        if task.validate:
+            validate_staged(staging, names)
+        # A build that failed or ended meanwhile has removed its marker: its
+        # staging is being deleted, and must not fill up again.
+        if not build_wanted(storage, task.staging):
+            raise BuildError(
+                f"The build of {task.describe()} is over ({task.staging}{MARKER} is gone): "
+                "its files were not uploaded."
+            )
+        for name in names:
+            with open(staging.path(name), "rb") as content:
+                save_exact(storage, task.staging + name, content, f"storage {task.storage!r}")
+    worker = Worker(socket.gethostname(), os.getpid(), started, time.time(), peak_rss())
+    return result_payload(task, rendered, worker, stats)
+
+
+def check_fingerprints(task: ShardTask, plan: Plan) -> None:
+    """Refuse to render with other code or settings than the coordinator planned with."""
+    (site,), _ = selected_sites([task.site])
+    found = {
+        "section": section_fingerprint(plan),
+        "settings": settings_fingerprint(site, task.options),
+    }
+    for what, expected in (("section", task.section), ("settings", task.settings)):
+        if found[what] != expected:
+            raise BuildError(
+                f"This worker ({socket.gethostname()}) would render {task.describe()} with "
+                f"other {'code or settings' if what == 'section' else 'settings'} than the "
+                f"coordinator planned with ({what} fingerprint {found[what]} here, {expected} "
+                "there): deploy the same code and settings to the coordinator and the workers."
+            )
+
+
+@contextmanager
+def one_snapshot(alias: str | None) -> Iterator[None]:
+    """One transaction around the shard's stats and its rows, which on PostgreSQL (a
+    replica too) sees one snapshot, so the stats recorded describe the rows rendered."""
+    if alias is None:
+        yield
+        return
+    with transaction.atomic(using=alias):
+        connection = connections[alias]
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
+
+
+def shard_stats(plan: Plan, task: ShardTask) -> dict[str, Any] | None:
+    """The stats of the shard's rows as this worker reads them (``None``: no query)."""
+    pager = plan.pager
+    if not isinstance(pager, QueryPager):
+        return None
+    if pager.key is None:
+        return encode_stats(range_stats(pager, [None], None)[0])
+    return encode_stats(range_stats(pager, [task.job.low], task.job.high)[0])
+
+
+def peak_rss() -> int:
+    """The largest resident set this process has had, in bytes (Linux counts KiB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024

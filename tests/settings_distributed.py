@@ -1,0 +1,72 @@
+"""The test settings of distributed builds (tests/test_distributed*.py): the
+coordinator, the Celery workers and the ``db_worker`` processes all read them.
+
+Fifty URLs to a page, so a few hundred rows make several shards. What the
+processes share comes from the environment the test gives them: the database
+(an SQLite file, or on PostgreSQL the test database ``PGDATABASE`` names), the
+S3 server and bucket, and Redis.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+from settings import *  # noqa: F403
+from settings import INSTALLED_APPS
+
+SITEMAPKIT_LIMIT = 50
+
+if os.environ.get("SITEMAPKIT_TEST_DATABASE", "sqlite") == "sqlite":
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.environ.get("SITEMAPKIT_TEST_SQLITE_FILE", ":memory:"),
+            # Workers and the coordinator write the task table at once.
+            "OPTIONS": {"timeout": 30},
+        }
+    }
+
+try:
+    import django.tasks  # noqa: F401
+
+    TASKS_APPS = ["django_tasks_db"]
+except ImportError:  # Django 5.2: the backport
+    TASKS_APPS = ["django_tasks", "django_tasks_db"]
+INSTALLED_APPS = [*INSTALLED_APPS, *TASKS_APPS]
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "sitemaps": {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "endpoint_url": os.environ.get("SITEMAPKIT_TEST_S3_ENDPOINT", "http://127.0.0.1:1"),
+            "bucket_name": os.environ.get("SITEMAPKIT_TEST_S3_BUCKET", "sitemaps"),
+            "access_key": "testing",
+            "secret_key": "testing",
+            "region_name": "us-east-1",
+            "file_overwrite": True,
+            "querystring_auth": False,
+        },
+    },
+}
+SITEMAPKIT_STORAGE = "sitemaps"
+SITEMAPKIT_SERVE = "files"
+SITEMAPKIT_SHARD_TIMEOUT = dt.timedelta(
+    seconds=float(os.environ.get("SITEMAPKIT_TEST_SHARD_TIMEOUT", "60"))
+)
+SITEMAPKIT_BUILD_DEADLINE = dt.timedelta(
+    seconds=float(os.environ.get("SITEMAPKIT_TEST_DEADLINE", "120"))
+)
+
+CELERY_BROKER_URL = os.environ.get("SITEMAPKIT_TEST_REDIS_URL", "redis://127.0.0.1:1/0")
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+# One shard at a time per worker process: a killed worker loses one shard.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# The project's Celery app, loaded with the settings as a project's
+# __init__.py would load it.
+import celery_app  # noqa: E402, F401
