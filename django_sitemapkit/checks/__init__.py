@@ -24,13 +24,16 @@ never reused; the README's table lists every one.
   telling which sources fall under the sitemap's directory;
 - ``compat``: the drop-in views' URL patterns (W011);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
-  route of the key file (W022, W023).
+  route of the key file (W022, W023);
+- ``distributed``: the settings of distributed builds and of the database the rows
+  are read from (E048-E053).
 """
 
 from __future__ import annotations
 
 from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.discovery import check_discovery
+from django_sitemapkit.checks.distributed import check_distributed
 from django_sitemapkit.checks.hosts import check_site_settings
 from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
 from django_sitemapkit.checks.settings import check_settings
@@ -42,6 +45,7 @@ from django_sitemapkit.checks.urls import check_middleware, check_urls
 __all__ = [
     "check_compat_templates",
     "check_discovery",
+    "check_distributed",
     "check_indexnow",
     "check_indexnow_route",
     "check_middleware",

@@ -123,7 +123,7 @@ class Dispatch:
         elif status.state == "failed":
             raise BuildError(
                 f"{capital(shard.task.describe())} failed on a worker of {self.engine.label}: "
-                f"{status.error}"
+                f"{sentence(status.error or 'no error was kept')}"
             )
         elif status.state == "running":
             if shard.running_since is None:
@@ -152,6 +152,11 @@ class Dispatch:
 
 def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def sentence(text: str) -> str:
+    """``text`` ending as a sentence does, so the message can go on after it."""
+    return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
 def done(tracked: list[Tracked], elapsed: float) -> Done:

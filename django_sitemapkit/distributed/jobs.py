@@ -46,9 +46,13 @@ class ShardTask:
         return BuildOptions(gzip=self.gzip, validate=self.validate)
 
     def describe(self) -> str:
-        """How messages name the shard: its section, number and where its rows start."""
+        """How messages name the shard: its section, its first page and where its rows
+        start."""
         start = "the section's start" if self.job.low is None else f"key {self.job.low!r}"
-        return f"shard {self.job.number} of section {self.job.section!r} (rows from {start})"
+        return (
+            f"the shard of section {self.job.section!r} from page {self.job.page} "
+            f"(rows from {start})"
+        )
 
 
 def encode_key(key: Key | None) -> list[Any] | None:

@@ -83,7 +83,7 @@ class TasksEngine:
         except Exception as exc:
             raise BuildError(
                 f"SITEMAPKIT_TASK_BACKEND is {self.alias!r}, which is no backend of TASKS "
-                f"({type(exc).__name__}: {exc}); set it to one of the keys of TASKS."
+                f"({exc}); set it to one of the keys of TASKS."
             ) from exc
         # A backend that keeps no results is refused at the first shard it has
         # not finished (TasksAttempt.status()): the immediate backend, which

@@ -96,9 +96,12 @@ def one_snapshot(alias: str | None) -> Iterator[None]:
     if alias is None:
         yield
         return
+    connection = connections[alias]
+    # Inside a transaction already (the immediate backend runs the task in the
+    # coordinator's), the isolation is that transaction's to choose.
+    outermost = not connection.in_atomic_block
     with transaction.atomic(using=alias):
-        connection = connections[alias]
-        if connection.vendor == "postgresql":
+        if outermost and connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         yield

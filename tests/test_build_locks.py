@@ -1,0 +1,39 @@
+"""The build lock of a storage, held by the database every machine shares."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from django_sitemapkit.build.locks import storage_lock
+from django_sitemapkit.exceptions import BuildError
+
+BUSY = (
+    "Another build_sitemaps is writing to storage 'sitemaps'; wait for it to finish, then run "
+    "this one again."
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_holder_is_refused_until_the_first_lets_go() -> None:
+    with storage_lock("sitemaps\0www/", "storage 'sitemaps'"):
+        with pytest.raises(BuildError) as raised, storage_lock("sitemaps\0www/", "x"):
+            pass
+        assert str(raised.value) == BUSY.replace("storage 'sitemaps'", "x")
+        # Another name (another site's prefix) is another lock.
+        with storage_lock("sitemaps\0shop/", "storage 'sitemaps'"):
+            pass
+    with storage_lock("sitemaps\0www/", "storage 'sitemaps'"):
+        pass
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_the_lock_is_the_servers() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's advisory locks: the PostgreSQL pass runs this")
+    with storage_lock("sitemaps", "storage 'sitemaps'"), connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+        assert cursor.fetchone() == (1,)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+        assert cursor.fetchone() == (0,)

@@ -1,0 +1,295 @@
+"""Distributed builds in this process: the coordinator, the jobs and the worker,
+through the Tasks framework's own immediate backend (each task runs as it is
+enqueued) and Django's in-memory storage.
+
+The real engines, with their workers and servers, are in
+tests/test_distributed_workers.py; here is what does not need them: that the
+set is the local build's, byte for byte, how a failing shard fails the build,
+and what the command refuses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from built_sets import snapshot, without_times
+from django.core.files.storage import InMemoryStorage, storages
+from django.core.management import CommandError, call_command
+from django.test import Client, override_settings
+from factories import bulk_articles
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource, PagesSource
+
+from django_sitemapkit.build.planning import ShardJob, section_fingerprint
+from django_sitemapkit.distributed.jobs import ShardTask, to_payload
+from django_sitemapkit.distributed.staging import STAGING_DIRECTORY
+from django_sitemapkit.distributed.worker import run_shard
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.sources.plan import compile_plan
+
+pytestmark = pytest.mark.django_db
+Sources = Callable[..., None]
+
+try:
+    import django.tasks  # noqa: F401
+
+    TASKS_PACKAGE = "django.tasks"
+except ImportError:  # Django 5.2: the backport
+    TASKS_PACKAGE = "django_tasks"
+IMMEDIATE = {"default": {"BACKEND": f"{TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}}
+DUMMY = {"default": {"BACKEND": f"{TASKS_PACKAGE}.backends.dummy.DummyBackend"}}
+UPDATED = dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)
+
+
+class TenPerPage(ArticleSource):
+    limit = 10
+
+
+@pytest.fixture
+def storage() -> Iterator[InMemoryStorage]:
+    """A storage alias ``"sitemaps"`` (in memory) that the build publishes to."""
+    with override_settings(
+        STORAGES={
+            "default": {"BACKEND": "django.core.files.storage.InMemoryStorage"},
+            "sitemaps": {"BACKEND": "django.core.files.storage.InMemoryStorage"},
+        },
+        SITEMAPKIT_STORAGE="sitemaps",
+        TASKS=IMMEDIATE,
+    ):
+        found = storages["sitemaps"]
+        assert isinstance(found, InMemoryStorage)
+        yield found
+
+
+def stored(storage: InMemoryStorage, directory: str = "") -> dict[str, bytes]:
+    """Every file in ``directory`` of the storage, and below it, by its name there."""
+    folders, names = storage.listdir(directory)
+    found = {}
+    for name in names:
+        with storage.open(f"{directory}{name}") as file:
+            found[f"{directory}{name}"] = file.read()
+    for folder in folders:
+        found.update(stored(storage, f"{directory}{folder}/"))
+    return found
+
+
+def via_tasks(**options: Any) -> None:
+    call_command("build_sitemaps", via="tasks", verbosity=0, **options)
+
+
+def test_the_set_is_the_local_builds_byte_for_byte(
+    sources: Sources, storage: InMemoryStorage, tmp_path: Path
+) -> None:
+    sources(TenPerPage, PagesSource)
+    bulk_articles(35, updated_at=UPDATED)
+    via_tasks()
+    with override_settings(SITEMAPKIT_STORAGE=None):
+        call_command("build_sitemaps", output=str(tmp_path / "local"), verbosity=0)
+    local = snapshot(tmp_path / "local", built=False)
+    published = without_times(stored(storage))
+    assert published == local
+    assert sorted(local) == [
+        "sitemap-articles-1.xml",
+        "sitemap-articles-1.xml.gz",
+        "sitemap-articles-2.xml",
+        "sitemap-articles-2.xml.gz",
+        "sitemap-articles-3.xml",
+        "sitemap-articles-3.xml.gz",
+        "sitemap-articles-4.xml",
+        "sitemap-articles-4.xml.gz",
+        "sitemap-pages-1.xml",
+        "sitemap-pages-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+        "sitemapkit-manifest.json",
+    ]
+    # What the workers staged is gone once the set is published.
+    assert [name for name in stored(storage) if name.startswith(STAGING_DIRECTORY)] == []
+
+
+def test_the_views_serve_the_set_from_the_storage(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    sources(TenPerPage, PagesSource)
+    bulk_articles(12, updated_at=UPDATED)
+    via_tasks()
+    with override_settings(SITEMAPKIT_SERVE="files"):
+        page = Client().get("/sitemap-articles-2.xml")
+    assert page.status_code == 200
+    assert page.getvalue() == stored(storage)["sitemap-articles-2.xml"]
+
+
+def test_a_rebuild_sends_only_the_shards_that_changed(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    sources(TenPerPage, PagesSource)
+    rows = sorted(bulk_articles(30, updated_at=UPDATED), key=lambda row: row.pk)
+    via_tasks()
+    before = stored(storage)
+    Article.objects.filter(pk=rows[15].pk).update(updated_at=UPDATED + dt.timedelta(days=1))
+    out = call_command_output(via="tasks")
+    after = stored(storage)
+    changed = sorted(name for name in after if after[name] != before.get(name))
+    assert changed == [
+        "sitemap-articles-2.xml",
+        "sitemap-articles-2.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+        "sitemapkit-manifest.json",
+    ]
+    assert "articles: 30 URLs in 3 files, 1 of 3 shard(s) rendered" in out
+    # The manifest records the stats the worker read with the rows it rendered.
+    shards = json.loads(after["sitemapkit-manifest.json"])["shards"]
+    assert [shard["stats"]["rows"] for shard in shards if shard["section"] == "articles"] == [
+        10,
+        10,
+        10,
+    ]
+
+
+def call_command_output(**options: Any) -> str:
+    from io import StringIO
+
+    stdout = StringIO()
+    call_command("build_sitemaps", stdout=stdout, verbosity=1, **options)
+    return stdout.getvalue()
+
+
+def test_a_shard_that_raises_fails_the_build_and_publishes_nothing(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    sources(TenPerPage, PagesSource)
+    rows = sorted(bulk_articles(30, updated_at=UPDATED), key=lambda row: row.pk)
+    via_tasks()
+    before = stored(storage)
+    # Strict mode raises on a row it would otherwise skip: one with no slug,
+    # in the second shard. The third changes too: its worker stages its files,
+    # which go with the build.
+    Article.objects.filter(pk=rows[25].pk).update(updated_at=UPDATED + dt.timedelta(days=1))
+    Article.objects.filter(pk=rows[14].pk).update(slug=None, updated_at=UPDATED + dt.timedelta(2))
+    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(CommandError) as raised:
+        via_tasks()
+    message = str(raised.value)
+    assert message.startswith(
+        f"The shard of section 'articles' from page 2 (rows from key ({rows[10].pk},)) failed on "
+        "a worker of Django Tasks (backend 'default'): "
+    ), message
+    assert message.endswith(
+        "Nothing was published: the files in storage 'sitemaps' are as they were."
+    ), message
+    assert stored(storage) == before
+
+
+def test_the_worker_refuses_a_job_planned_with_other_code_or_settings(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    sources(TenPerPage)
+    bulk_articles(3, updated_at=UPDATED)
+    here = section_fingerprint(compile_plan(TenPerPage()))
+    task = ShardTask(
+        build="b1",
+        site="default",
+        storage="sitemaps",
+        staging=".sitemapkit-staging/b1/",
+        job=ShardJob("articles", 0, None, None),
+        gzip=True,
+        validate=False,
+        section="0123456789abcdef",
+        settings="0" * 16,
+    )
+    with pytest.raises(BuildError) as raised:
+        run_shard(to_payload(task))
+    assert str(raised.value) == (
+        f"This worker ({socket.gethostname()}) would render the shard of section 'articles' "
+        "from page 1 (rows from the section's start) with other code or settings than the "
+        f"coordinator planned with (section fingerprint {here} here, 0123456789abcdef there): "
+        "deploy the same code and settings to the coordinator and the workers."
+    )
+    assert stored(storage) == {}
+
+
+@pytest.mark.parametrize(
+    ("options", "settings", "message"),
+    [
+        (
+            {"jobs": 2},
+            {},
+            "--jobs renders shards in processes of this machine and --via on the workers of "
+            "tasks: choose one.",
+        ),
+        (
+            {"output": "/tmp/elsewhere"},
+            {},
+            "A distributed build (--via) writes through SITEMAPKIT_STORAGE, which workers on "
+            "other machines share, and not to a directory of this one (--output): set "
+            "SITEMAPKIT_STORAGE to a storage every machine reaches (S3, say) and remove --output.",
+        ),
+        (
+            {},
+            {"SITEMAPKIT_OUTPUT_DIR": "/tmp/elsewhere"},
+            "A distributed build (--via) writes through SITEMAPKIT_STORAGE, which workers on "
+            "other machines share, and not to a directory of this one (SITEMAPKIT_OUTPUT_DIR): "
+            "set SITEMAPKIT_STORAGE to a storage every machine reaches (S3, say) and remove "
+            "SITEMAPKIT_OUTPUT_DIR.",
+        ),
+        (
+            {},
+            {"SITEMAPKIT_STORAGE": None},
+            "A distributed build (--via) writes through SITEMAPKIT_STORAGE, which is not set: "
+            "set it to the alias of a storage in STORAGES that every machine reaches (S3, say).",
+        ),
+        (
+            {},
+            {"SITEMAPKIT_TASK_BACKEND": "elsewhere"},
+            "SITEMAPKIT_TASK_BACKEND is 'elsewhere', which is no backend of TASKS "
+            "(The connection 'elsewhere' doesn't exist.); set it to one of "
+            "the keys of TASKS. Nothing was published: the files in storage 'sitemaps' are as "
+            "they were.",
+        ),
+        (
+            # The dummy backend keeps its tasks and never runs them.
+            {},
+            {"TASKS": DUMMY, "SITEMAPKIT_BUILD_DEADLINE": dt.timedelta(seconds=0.5)},
+            "3 of 3 shards were not done after SITEMAPKIT_BUILD_DEADLINE (0:00:00.500000), 3 of "
+            "them never taken by a worker, the first the shard of section 'articles' from page 1 "
+            "(rows from the section's start): are workers of Django Tasks (backend 'default') "
+            "running, on this queue? Start more, or raise the deadline. Nothing was published: "
+            "the files in storage 'sitemaps' are as they were.",
+        ),
+    ],
+)
+def test_what_a_distributed_build_refuses(
+    sources: Sources,
+    storage: InMemoryStorage,
+    options: dict[str, Any],
+    settings: dict[str, Any],
+    message: str,
+) -> None:
+    sources(TenPerPage)
+    bulk_articles(25, updated_at=UPDATED)
+    with override_settings(**settings), pytest.raises(CommandError) as raised:
+        via_tasks(**options)
+    assert str(raised.value) == message
+    assert stored(storage) == {}
+
+
+def test_a_dry_run_plans_the_shards_and_sends_none(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    sources(TenPerPage)
+    bulk_articles(25, updated_at=UPDATED)
+    out = call_command_output(via="tasks", dry_run=True)
+    assert out == (
+        "Dry run: nothing is written. A build of storage 'sitemaps' would:\n"
+        "  render every shard: there is no set built with these settings yet.\n"
+        "  articles: render 3 of 3 shard(s): new files; new files; new files\n"
+        "A shard's files keep their bytes, modification time and ETag when they come out the "
+        "same.\n"
+    )
+    assert stored(storage) == {}
