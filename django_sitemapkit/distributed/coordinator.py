@@ -31,8 +31,9 @@ from django_sitemapkit.distributed.staging import SharedStaging
 from django_sitemapkit.exceptions import BuildError
 
 logger = logging.getLogger("django_sitemapkit")
-#: Seconds between two rounds of questions to the engine.
+#: Seconds between two rounds of questions to the engine that found no shard done.
 POLL_EVERY = 0.25
+ASKED_PER_ROUND = 500
 
 
 @dataclass
@@ -105,16 +106,23 @@ class Dispatch:
         pending = list(tracked)
         while True:
             now = self.clock()
-            for shard in pending:
+            # A round asks about ASKED_PER_ROUND shards at most, the longest
+            # unasked first: with tens of thousands of shards, one round over
+            # all would take seconds of questions to the result backend.
+            asked, rest = pending[:ASKED_PER_ROUND], pending[ASKED_PER_ROUND:]
+            for shard in asked:
                 self.follow(shard, now)
-            pending = [shard for shard in pending if shard.result is None]
+            left = rest + [shard for shard in asked if shard.result is None]
+            finished = len(pending) - len(left)
+            pending = left
             if self.progress is not None:
                 self.progress(done(tracked, now - started))
             if not pending:
                 return
             if now > deadline:
                 raise BuildError(late(pending, len(tracked), self.engine.label))
-            time.sleep(POLL_EVERY)
+            if not finished:
+                time.sleep(POLL_EVERY)
 
     def follow(self, shard: Tracked, now: float) -> None:
         status = shard.attempts[-1].status()

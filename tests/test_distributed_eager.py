@@ -1,0 +1,110 @@
+"""``build_sitemaps --via celery`` in this process, with Celery's own eager mode
+(each task runs where it is sent) and its in-memory broker: the adapter's
+states and messages, without a worker. The real workers, broker and storage
+are in tests/test_distributed_workers.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+import pytest
+from celery import current_app
+from django.core.files.storage import InMemoryStorage, storages
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+from factories import bulk_articles
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource
+
+from django_sitemapkit.distributed.celery_engine import TASK_NAME
+
+pytestmark = pytest.mark.django_db
+UPDATED = dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)
+
+
+class TenPerPage(ArticleSource):
+    limit = 10
+
+
+@pytest.fixture
+def eager() -> Iterator[None]:
+    conf = current_app.conf
+    before = {key: conf[key] for key in ("task_always_eager", "broker_url")}
+    conf.update(task_always_eager=True, broker_url="memory://")
+    try:
+        yield
+    finally:
+        conf.update(before)
+
+
+@pytest.fixture
+def storage(eager: None) -> Iterator[InMemoryStorage]:
+    with override_settings(
+        STORAGES={"sitemaps": {"BACKEND": "django.core.files.storage.InMemoryStorage"}},
+        SITEMAPKIT_STORAGE="sitemaps",
+    ):
+        found = storages["sitemaps"]
+        assert isinstance(found, InMemoryStorage)
+        yield found
+
+
+def test_the_app_registers_the_shard_task() -> None:
+    assert TASK_NAME in current_app.tasks
+
+
+def test_a_build_through_celery(sources: object, storage: InMemoryStorage) -> None:
+    sources(TenPerPage)  # type: ignore[operator]
+    bulk_articles(25, updated_at=UPDATED)
+    call_command("build_sitemaps", via="celery", verbosity=0)
+    _, names = storage.listdir("")
+    assert sorted(names) == [
+        "sitemap-articles-1.xml",
+        "sitemap-articles-1.xml.gz",
+        "sitemap-articles-2.xml",
+        "sitemap-articles-2.xml.gz",
+        "sitemap-articles-3.xml",
+        "sitemap-articles-3.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+        "sitemapkit-manifest.json",
+    ]
+
+
+def test_a_shard_that_raises_names_itself(sources: object, storage: InMemoryStorage) -> None:
+    sources(TenPerPage)  # type: ignore[operator]
+    rows = sorted(bulk_articles(25, updated_at=UPDATED), key=lambda row: row.pk)
+    Article.objects.filter(pk=rows[12].pk).update(slug=None)
+    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(CommandError) as raised:
+        call_command("build_sitemaps", via="celery", verbosity=0)
+    assert str(raised.value) == (
+        f"The shard of section 'articles' from page 2 (rows from key ({rows[10].pk},)) failed on "
+        "a worker of Celery: BuildError: Section 'articles' failed after 10 rows: InvalidEntry: "
+        f"Skipped pk={rows[12].pk} of source 'articles': URL argument 'slug' (field 'slug') is "
+        "None. Nothing was published: the files in storage 'sitemaps' are as they were."
+    )
+    assert files(storage, "") == []
+
+
+def test_an_unreachable_broker_is_named(sources: object, storage: InMemoryStorage) -> None:
+    sources(TenPerPage)  # type: ignore[operator]
+    bulk_articles(3, updated_at=UPDATED)
+    current_app.conf.update(task_always_eager=False, broker_url="redis://127.0.0.1:9/0")
+    with pytest.raises(CommandError) as raised:
+        call_command("build_sitemaps", via="celery", verbosity=0)
+    # The URI as Celery masks it: a password would show as **.
+    assert str(raised.value) == (
+        "Celery's broker redis://:**@127.0.0.1:9/0 cannot be reached (OperationalError: Error "
+        "111 connecting to 127.0.0.1:9. Connection refused.): start it, or load the project's "
+        "Celery app (CELERY_BROKER_URL) before build_sitemaps runs, as its __init__.py usually "
+        "does. Nothing was published: the files in storage 'sitemaps' are as they were."
+    )
+
+
+def files(storage: InMemoryStorage, directory: str) -> list[str]:
+    """Every file in ``directory`` and below it (empty directories are not files)."""
+    folders, names = storage.listdir(directory)
+    found = [directory + name for name in names]
+    for folder in folders:
+        found += files(storage, f"{directory}{folder}/")
+    return found
