@@ -6,7 +6,7 @@ are in tests/test_distributed_workers.py."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from celery import current_app
@@ -21,6 +21,7 @@ from django_sitemapkit.distributed.celery_engine import TASK_NAME
 
 pytestmark = pytest.mark.django_db
 UPDATED = dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)
+Sources = Callable[..., None]
 
 
 class TenPerPage(ArticleSource):
@@ -53,8 +54,8 @@ def test_the_app_registers_the_shard_task() -> None:
     assert TASK_NAME in current_app.tasks
 
 
-def test_a_build_through_celery(sources: object, storage: InMemoryStorage) -> None:
-    sources(TenPerPage)  # type: ignore[operator]
+def test_a_build_through_celery(sources: Sources, storage: InMemoryStorage) -> None:
+    sources(TenPerPage)
     bulk_articles(25, updated_at=UPDATED)
     call_command("build_sitemaps", via="celery", verbosity=0)
     _, names = storage.listdir("")
@@ -71,8 +72,8 @@ def test_a_build_through_celery(sources: object, storage: InMemoryStorage) -> No
     ]
 
 
-def test_a_shard_that_raises_names_itself(sources: object, storage: InMemoryStorage) -> None:
-    sources(TenPerPage)  # type: ignore[operator]
+def test_a_shard_that_raises_names_itself(sources: Sources, storage: InMemoryStorage) -> None:
+    sources(TenPerPage)
     rows = sorted(bulk_articles(25, updated_at=UPDATED), key=lambda row: row.pk)
     Article.objects.filter(pk=rows[12].pk).update(slug=None)
     with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(CommandError) as raised:
@@ -86,8 +87,8 @@ def test_a_shard_that_raises_names_itself(sources: object, storage: InMemoryStor
     assert files(storage, "") == []
 
 
-def test_an_unreachable_broker_is_named(sources: object, storage: InMemoryStorage) -> None:
-    sources(TenPerPage)  # type: ignore[operator]
+def test_an_unreachable_broker_is_named(sources: Sources, storage: InMemoryStorage) -> None:
+    sources(TenPerPage)
     bulk_articles(3, updated_at=UPDATED)
     current_app.conf.update(task_always_eager=False, broker_url="redis://127.0.0.1:9/0")
     with pytest.raises(CommandError) as raised:
