@@ -10,6 +10,7 @@ S3 server and bucket, and Redis.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 
 from settings import *  # noqa: F403
@@ -39,18 +40,9 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    "sitemaps": {
-        "BACKEND": "storages.backends.s3.S3Storage",
-        "OPTIONS": {
-            "endpoint_url": os.environ.get("SITEMAPKIT_TEST_S3_ENDPOINT", "http://127.0.0.1:1"),
-            "bucket_name": os.environ.get("SITEMAPKIT_TEST_S3_BUCKET", "sitemaps"),
-            "access_key": "testing",
-            "secret_key": "testing",
-            "region_name": "us-east-1",
-            "file_overwrite": True,
-            "querystring_auth": False,
-        },
-    },
+    # The test's bucket: the STORAGES entry of its S3 server, as JSON.
+    "sitemaps": json.loads(os.environ.get("SITEMAPKIT_TEST_S3_STORAGE", "null"))
+    or {"BACKEND": "django.core.files.storage.InMemoryStorage"},
 }
 SITEMAPKIT_STORAGE = "sitemaps"
 SITEMAPKIT_SERVE = "files"
@@ -67,6 +59,11 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
+SITEMAPKIT_STRICT = os.environ.get("SITEMAPKIT_TEST_STRICT") == "1"
+
 # The project's Celery app, loaded with the settings as a project's
-# __init__.py would load it.
+# __init__.py would load it; and the tests' hooks in the workers.
 import celery_app  # noqa: E402, F401
+import shard_hooks  # noqa: E402
+
+shard_hooks.connect()
