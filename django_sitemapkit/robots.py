@@ -54,9 +54,16 @@ def sitemap_lines(request: HttpRequest | None = None, *, site: str | None = None
         return []
     except UnknownHost:
         return []
-    if not registry.sections(chosen) and not built_index_exists(chosen):
+    line = f"Sitemap: {chosen.base_url}{index_path()}"
+    if registry.sections(chosen):
+        return [line]
+    try:
+        built = built_index_exists(chosen)
+    except serving.StorageUnavailable as exc:
+        # As above: the rules are served, whatever the storage does.
+        logger.error("robots.txt names no sitemap: the built index was not found: %s.", exc)
         return []
-    return [f"Sitemap: {chosen.base_url}{index_path()}"]
+    return [line] if built else []
 
 
 def chosen_site(request: HttpRequest | None, name: str | None) -> SitemapSite:

@@ -13,6 +13,9 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
 from django_sitemapkit.sources.lastmods import clear_cache
 
+# redis_server, s3_server and s3_bucket: servers on 127.0.0.1 for the tests.
+pytest_plugins = ["service_fixtures"]
+
 # The property tests (test_properties.py): tox runs them with a fixed seed
 # ("ci"), so a run can be repeated; "thorough" tries twenty times as many
 # examples, for a developer hunting for new ones.

@@ -95,9 +95,9 @@ GZIP = Representation("gzip", GZIP_SUFFIX, serving.GZIP_CONTENT_TYPE, gzipped)
 def answered(
     request: HttpRequest, document: str, respond: Callable[[], HttpResponseBase]
 ) -> HttpResponseBase:
-    """``respond()``, or a 503 if the database failed before the first byte or the
-    current Site cannot give the base URL; then made fit for the server (see
-    ``for_server``). The one place either becomes a 503."""
+    """``respond()``, or a 503 if the database or the storage of the built files failed
+    before the first byte, or the current Site cannot give the base URL; then made
+    fit for the server (see ``for_server``). The one place any becomes a 503."""
     try:
         response = respond()
     except (OperationalError, InterfaceError):
@@ -106,6 +106,16 @@ def answered(
             "Retry-After. Check that the database is reachable, or serve built files "
             "(SITEMAPKIT_SERVE = 'files').",
             document,
+        )
+        response = unavailable(request)
+    except serving.StorageUnavailable as exc:
+        # A storage server that is down or refuses (the error is its client
+        # library's, which says which): a crawler comes back, as for a database.
+        logger.error(
+            "%s could not be read: %s. It is answered with 503 and Retry-After.",
+            document,
+            exc,
+            exc_info=exc.error,
         )
         response = unavailable(request)
     except UnusableSite as exc:
@@ -124,9 +134,10 @@ def unavailable(request: HttpRequest) -> HttpResponse:
     read as a broken site.
 
     Only for what can mend without a deploy: a database that is down or went
-    away (lost connection, timeout, too many clients), or a Site whose domain
-    is fixed in the admin. A missing table or a bad query is a bug that
-    retrying will not mend, and stays a 500.
+    away (lost connection, timeout, too many clients), a storage that fails
+    (its server unreachable, say), or a Site whose domain is fixed in the
+    admin. A missing table or a bad query is a bug that retrying will not
+    mend, and stays a 500.
     """
     return HttpResponse(
         b"" if request.method == "HEAD" else b"The sitemap is unavailable; try again later.\n",
