@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from typing import Any
 
 from settings import *  # noqa: F403
 from settings import INSTALLED_APPS
@@ -37,13 +38,21 @@ except ImportError:  # Django 5.2: the backport
 INSTALLED_APPS = [*INSTALLED_APPS, *TASKS_APPS]
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     # The test's bucket: the STORAGES entry of its S3 server, as JSON.
     "sitemaps": json.loads(os.environ.get("SITEMAPKIT_TEST_S3_STORAGE", "null"))
     or {"BACKEND": "django.core.files.storage.InMemoryStorage"},
 }
+if "OPTIONS" in STORAGES["sitemaps"]:
+    from botocore.config import Config
+
+    # A stopped S3 server is found out in seconds, not after botocore's
+    # retries with backoff; the checksums stay boto3's defaults.
+    STORAGES["sitemaps"]["OPTIONS"]["client_config"] = Config(
+        connect_timeout=2, read_timeout=20, retries={"mode": "standard", "max_attempts": 2}
+    )
 SITEMAPKIT_STORAGE = "sitemaps"
 SITEMAPKIT_SERVE = "files"
 SITEMAPKIT_SHARD_TIMEOUT = dt.timedelta(
