@@ -28,7 +28,17 @@ from django.db import connection
 from django.test import Client, override_settings
 from processes import TESTS, manage
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(240),
+    # A minute or two of real processes: tox runs them in the newest Python's
+    # environments only (py313-django52 with the Tasks backport, py313-django61
+    # with django.tasks), on SQLite and on PostgreSQL.
+    pytest.mark.skipif(
+        os.environ.get("SITEMAPKIT_TEST_WORKERS") == "0",
+        reason="SITEMAPKIT_TEST_WORKERS=0: the real-worker tests run in py313-* (tox.ini)",
+    ),
+]
 
 ROWS = 600  # 12 shards of 50 rows (tests/settings_distributed.py), and the pages
 SECTIONS = 13

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,7 +60,13 @@ def storage_lock(name: str, label: str) -> Iterator[None]:
     vendor = connections[DEFAULT_DB_ALIAS].vendor
     digest = hashlib.blake2b(name.encode(), digest_size=8)
     if vendor not in LOCK_SQL:
-        path = Path(tempfile.gettempdir()) / f".sitemapkit-{digest.hexdigest()}.lock"
+        # The builds of one database keep apart: those of a file's, whichever
+        # process runs them; an in-memory database is its process's alone.
+        database = str(connections[DEFAULT_DB_ALIAS].settings_dict["NAME"])
+        if database == ":memory:" or "mode=memory" in database:
+            database += f"\0{os.getpid()}"
+        local = hashlib.blake2b(f"{name}\0{database}".encode(), digest_size=8)
+        path = Path(tempfile.gettempdir()) / f".sitemapkit-{local.hexdigest()}.lock"
         with open(path, "a") as lock_file, held_lock(lock_file, label):
             yield
         return
