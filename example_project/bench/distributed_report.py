@@ -166,21 +166,22 @@ def report_lines(results: dict[str, dict[str, Any]], rows: int) -> list[str]:
             for name, peak in found["services_peak_rss"].items()
         )
         + ".",
-        "  Per pair:  Local s  Dist s  Ratio  Overhead           Overhead (span)    Load",
+        "  Pair               Local s  Dist s  Ratio  Overhead          Overhead (span)"
+        "   Load (before and after each build)",
     ]
     for number, run in enumerate(runs, 1):
+        label = f"{number} ({run['first'].removeprefix('distributed-')} first)"
         load = ", ".join(f"{value:.1f}" for value in run["load"])
         lines.append(
-            f"  {number} ({run['first'].removeprefix('distributed-')} first)"
-            f"  {run['local_wall']:7.2f}  {run['wall']:6.2f}  {run['ratio']:5.2f}"
-            f"  {share(run['overhead'], run['wall']):17}  "
-            f"{share(run['overhead_span'], run['wall']):17}  {load}"
+            f"  {label:17}  {run['local_wall']:7.2f}  {run['wall']:6.2f}  {run['ratio']:5.2f}"
+            f"  {share(run['overhead'], run['wall']):16}  "
+            f"{share(run['overhead_span'], run['wall']):16}  {load}"
         )
-    same = "same" if found["identical_in_every_pair"] else "NOT the same"
+    same = "the same" if found["identical_in_every_pair"] else "NOT the same"
     objects = runs[0]["same_bytes"]["objects"]
     lines.append(
-        f"  Bytes: the two sets were {same} in every pair ({objects:,} objects by SHA-256; the "
-        "manifest but for when it was built)."
+        f"  Bytes: the two sets were {same} in every pair ({objects:,} objects compared by "
+        "SHA-256, and the manifest but for when it was built)."
     )
     if found["leftovers"]:
         lines.append(f"  Note: staged files left in the bucket: {len(found['leftovers']):,}.")
