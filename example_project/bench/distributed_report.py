@@ -68,6 +68,12 @@ def figures(local: dict[str, Any], celery: dict[str, Any], workers: int) -> dict
         "overhead": overhead,
         "overhead_share": overhead / wall,
         "overhead_busy": wall - planning - busy_sum / workers,
+        # The overhead, split: the workers' per-shard work besides rendering (the
+        # shard's stats, its upload to the staging), their idle time within the
+        # span, and the coordinator's own time outside of it.
+        "worker_extras": (busy_sum - shard_sum) / workers,
+        "worker_idle": span - busy_sum / workers,
+        "render_slowdown": shard_sum / sum(local["shard_seconds"]),
         "overhead_span": overhead_span,
         "overhead_span_share": overhead_span / wall,
         "phases": {label: marks[end] - marks[begin] for label, begin, end in PHASES},
@@ -153,16 +159,24 @@ def report_lines(results: dict[str, dict[str, Any]], rows: int) -> list[str]:
         f"  Overhead, wall - planning - span of the workers' rendering: "
         f"{share(m['overhead_span'], m['wall'])}; with Σ busy s (render, stats, upload) / "
         f"{workers} instead of Σ render s: {share(m['overhead_busy'], m['wall'])}.",
+        f"  The overhead, split: the workers' work besides rendering (each shard's stats and "
+        f"upload to the staging), (Σ busy - Σ render) / {workers}: {m['worker_extras']:.2f} s; "
+        f"the workers idle within the span, span - Σ busy / {workers}: {m['worker_idle']:.2f} s; "
+        f"the coordinator outside the span: {m['overhead_span']:.2f} s. The shards rendered in "
+        f"{m['render_slowdown']:.2f} times the local build's render time in all (2 workers, "
+        "the database and the S3 server sharing the machine).",
         "  The distributed build's wall, phase by phase: "
         + "; ".join(f"{label} {seconds:.2f} s" for label, seconds in m["phases"].items())
         + ".",
         f"  Coordinator CPU: {m['coordinator_cpu_render']:.2f} s while the shards were out, "
-        f"{m['coordinator_cpu']:.2f} s in all.",
+        f"{m['coordinator_cpu']:.2f} s in all. Peak RSS in the table: the build's process "
+        "(the coordinator, for celery).",
         "  Peak RSS, workers' pool processes (the results' peak_rss per pid): "
         + ", ".join(f"{pid} {mib(peak)} MiB" for pid, peak in m["worker_peak_rss"].items())
         + "; and by VmHWM: "
         + ", ".join(
-            f"{name} {'-' if peak is None else mib(peak)} MiB"
+            f"{name}{' (main process)' if name.startswith('worker') else ''} "
+            f"{'-' if peak is None else mib(peak)} MiB"
             for name, peak in found["services_peak_rss"].items()
         )
         + ".",
