@@ -835,9 +835,14 @@ SITE_CASES = tuple(
 # it empty, again with nothing changed, and after changes to the build table.
 INCREMENTAL_CASES = ("incremental-full", "incremental-unchanged", "incremental-changed")
 
+# The builds of bench/distributed_cases.py, in pairs: the --build-rows table into
+# an S3 bucket from one process, and through Celery's workers (--via celery).
+DISTRIBUTED_CASES = ("distributed-local", "distributed-celery")
+
 # None: a case of bench/compat_cases.py or bench/site_cases.py, which import this
 # module (and django.contrib.sitemaps or django.contrib.sites, which no other case
-# needs), or a step of bench/incremental_cases.py; the command makes it.
+# needs), a step of bench/incremental_cases.py or a build of
+# bench/distributed_cases.py; the command makes it.
 CASE_FACTORIES: dict[str, Callable[[Plan], Case] | None] = {
     "contrib": lambda plan: ContribServe(plan.serve_size),
     "contrib-class": None,
@@ -860,6 +865,7 @@ CASE_FACTORIES: dict[str, Callable[[Plan], Case] | None] = {
     "index-304": lambda plan: OursIndex(conditional=True),
     **dict.fromkeys(SITE_CASES),
     **dict.fromkeys(INCREMENTAL_CASES),
+    **dict.fromkeys(DISTRIBUTED_CASES),
 }
 CASES = tuple(CASE_FACTORIES)
 # The cases that serve page 1 of --rows: the same URLs, the same locations.
@@ -893,12 +899,13 @@ TABLE_CASES = tuple(
 )
 BUILD_CASES = ("build-gzip", "build-registered", "build-nogzip", "build-jobs2", "build-floor")
 # A run without --cases: the index cases read ten million rows and are asked for,
-# as are the drop-in's (see COMPAT_ONLY), the several sites' ones and the
-# incremental steps (three builds of the build table and more per run).
+# as are the drop-in's (see COMPAT_ONLY), the several sites' ones, the
+# incremental steps (three builds of the build table and more per run) and the
+# distributed builds (Redis, an S3 server and Celery's workers).
 DEFAULT_CASES = tuple(
     name
     for name in CASES
-    if name not in (*INDEX_CASES, *COMPAT_ONLY, *SITE_CASES, *INCREMENTAL_CASES)
+    if name not in (*INDEX_CASES, *COMPAT_ONLY, *SITE_CASES, *INCREMENTAL_CASES, *DISTRIBUTED_CASES)
 )
 
 

@@ -30,6 +30,22 @@ Environment variables:
     PostgreSQL server and database named by the libpq variables ``PGHOST``,
     ``PGPORT``, ``PGUSER``, ``PGPASSWORD`` and ``PGDATABASE``.
     ``manage.py benchmark_sitemaps`` sets it for its own processes.
+``EXAMPLE_S3_ENDPOINT``, ``EXAMPLE_S3_BUCKET``
+    Both set: the sitemap files are written to (and served from) that S3
+    bucket through django-storages' ``S3Storage``, the ``STORAGES`` alias
+    ``sitemaps`` (``SITEMAPKIT_STORAGE``), instead of ``SITEMAPKIT_OUTPUT_DIR``,
+    which is then not set: a distributed build (``build_sitemaps --via``)
+    writes through a storage every machine shares. The endpoint is the
+    server's URL (an S3-compatible server, or moto's); the credentials come
+    from boto3's usual places (``AWS_ACCESS_KEY_ID`` and
+    ``AWS_SECRET_ACCESS_KEY``, say); ``EXAMPLE_S3_REGION`` defaults to
+    ``us-east-1``.
+``EXAMPLE_CELERY_BROKER_URL``
+    Set (``redis://127.0.0.1:6379/0``, say): Celery's broker and result
+    backend, read by the project's Celery app (``mysite/celery.py``), for
+    ``build_sitemaps --via celery`` and its workers (``celery -A mysite
+    worker``). ``manage.py benchmark_sitemaps --cases distributed`` sets this
+    and the two above for its own processes, with servers it starts itself.
 """
 
 from __future__ import annotations
@@ -67,8 +83,38 @@ else:
 # Pre-rendered sitemaps: `manage.py build_sitemaps` writes here; git-ignored.
 # The package wants an absolute path, so a relative one is joined to BASE_DIR
 # (an absolute one replaces it: that is how Path's "/" works).
-SITEMAPKIT_OUTPUT_DIR = BASE_DIR / (os.environ.get("SITEMAPKIT_OUTPUT_DIR") or "public/sitemaps")
+SITEMAPKIT_OUTPUT_DIR: Path | None = BASE_DIR / (
+    os.environ.get("SITEMAPKIT_OUTPUT_DIR") or "public/sitemaps"
+)
 SITEMAPKIT_SERVE = os.environ.get("SITEMAPKIT_SERVE") or "database"
+
+if os.environ.get("EXAMPLE_S3_ENDPOINT") and os.environ.get("EXAMPLE_S3_BUCKET"):
+    # The files in an S3 bucket instead (see the top of this file).
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+        "sitemaps": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "endpoint_url": os.environ["EXAMPLE_S3_ENDPOINT"],
+                "bucket_name": os.environ["EXAMPLE_S3_BUCKET"],
+                "region_name": os.environ.get("EXAMPLE_S3_REGION") or "us-east-1",
+                # A build replaces a file under its own name.
+                "file_overwrite": True,
+            },
+        },
+    }
+    SITEMAPKIT_STORAGE = "sitemaps"
+    SITEMAPKIT_OUTPUT_DIR = None
+
+if os.environ.get("EXAMPLE_CELERY_BROKER_URL"):
+    # Read by mysite/celery.py (the CELERY_ namespace).
+    CELERY_BROKER_URL = os.environ["EXAMPLE_CELERY_BROKER_URL"]
+    CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+    # A worker process takes one shard at a time: the others wait in the
+    # queue for whichever worker is free first.
+    CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+    CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # 127.0.0.1 and localhost are allowed but, with two sites, are neither: their
 # sitemap URLs answer 404 (and their robots.txt names no sitemap).

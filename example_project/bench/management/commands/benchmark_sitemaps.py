@@ -3,8 +3,10 @@ floors, timed and weighed on the same rows, one child process per measurement;
 and, when asked for, this package's drop-in for contrib's views over the same
 ``Sitemap`` classes (and those classes registered, built and served from the files),
 both sitemap indexes over a table of millions of rows, this package's index
-and a page with 1 and with 100 configured sites, and three builds in a row into one
-directory (the incremental steps: what a build rewrites, and in how long).
+and a page with 1 and with 100 configured sites, three builds in a row into one
+directory (the incremental steps: what a build rewrites, and in how long), and
+builds into S3 from one process and through Celery's workers (the distributed
+cases: what distributing costs and gains).
 
 The parent process only starts children and prints; each child runs one case
 with one measure (``time``, ``rss`` or ``tracemalloc``) and prints one JSON
@@ -25,6 +27,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +37,22 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, connection
 
-from bench import cases, incremental_cases, incremental_report, incremental_runs
+from bench import (
+    cases,
+    distributed_report,
+    distributed_runs,
+    distributed_services,
+    incremental_cases,
+    incremental_report,
+    incremental_runs,
+)
 from bench.cases import (
     BUILD_CASES,
     CASES,
     COMPAT_CASES,
     COMPAT_ONLY,
     DEFAULT_CASES,
+    DISTRIBUTED_CASES,
     INCREMENTAL_CASES,
     INDEX_CASES,
     PAGE_MAX,
@@ -75,6 +87,7 @@ CASE_GROUPS = {
     "index": INDEX_CASES,
     "sites": SITE_CASES,
     "incremental": INCREMENTAL_CASES,
+    "distributed": DISTRIBUTED_CASES,
     "all": CASES,
 }
 # Children per site case for the time measure, in turns with its pair (see
@@ -172,7 +185,8 @@ class Command(BaseCommand):
             type=positive_int,
             default=5,
             help=f"timed runs per serving case (default 5); the sites cases run them in "
-            f"each of {TURNS} child processes; runs of the three incremental steps",
+            f"each of {TURNS} child processes; runs of the three incremental steps; pairs "
+            "of distributed builds",
         )
         parser.add_argument(
             "--build-runs",
@@ -195,7 +209,10 @@ class Command(BaseCommand):
             "with 100 sites, by SITEMAPKIT_SITES as a dict and as 'django.contrib.sites', "
             "1 and 100 in turns), 'incremental' (build_sitemaps three times into one "
             "directory: into it empty, with nothing changed, after rows of the build "
-            "table were appended, deleted and updated; --runs times) and 'all'",
+            "table were appended, deleted and updated; --runs times), 'distributed' "
+            "(the --build-rows table into an S3 bucket from one process and through 2 "
+            "Celery workers, in --runs pairs; Redis, moto's S3 server and the workers "
+            "started on 127.0.0.1 by the benchmark) and 'all'",
         )
         parser.add_argument(
             "--database",
@@ -249,6 +266,11 @@ class Command(BaseCommand):
                 result = incremental_cases.run_child(
                     options["child"], options["measure"], plan, options["output_dir"]
                 )
+            elif options["child"] in DISTRIBUTED_CASES:
+                # Loaded here only: the build's machinery, and Celery's engine.
+                from bench import distributed_cases
+
+                result = distributed_cases.run_child(options["child"])
             else:
                 name = options["child"]
                 result = cases.measure(
@@ -301,8 +323,27 @@ def check_config(config: Config) -> None:
             raise CommandError(
                 "--database postgresql needs psycopg: pip install 'psycopg[binary]'."
             ) from None
+    if selected & set(DISTRIBUTED_CASES):
+        check_distributed()
     if config.json_path is not None and not config.json_path.parent.is_dir():
         raise CommandError(f"--json: no directory {config.json_path.parent}.")
+
+
+def check_distributed() -> None:
+    """What the distributed cases start and import, there before anything is seeded."""
+    if not os.access(distributed_services.REDIS_SERVER, os.X_OK):
+        raise CommandError(
+            f"The distributed cases start Redis, {distributed_services.REDIS_SERVER}, which is "
+            "not here: apt-get install redis-server."
+        )
+    missing = [
+        name for name in ("celery", "redis", "boto3", "storages", "moto") if not find_spec(name)
+    ]
+    if missing:
+        raise CommandError(
+            f"The distributed cases need {', '.join(missing)}: pip install 'celery[redis]' "
+            "'django-storages[s3]' 'moto[server]'."
+        )
 
 
 def prepare(seed_rows: int, index_rows: int, reseed: bool) -> dict[str, Any]:
@@ -383,7 +424,8 @@ class Benchmark:
         env["DJANGO_DEBUG"] = "0"
         return env
 
-    def spawn(self, *arguments: str) -> dict[str, Any]:
+    def spawn(self, *arguments: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+        """Run a child with ``arguments`` (and ``env`` added to its environment); its JSON."""
         plan = self.config.plan
         command = [
             sys.executable,
@@ -397,7 +439,7 @@ class Benchmark:
         # stderr is inherited: the children's warnings and errors show as they happen.
         finished = subprocess.run(
             command,
-            env=self.environment(),
+            env={**self.environment(), **(env or {})},
             cwd=EXAMPLE_DIR,
             stdout=subprocess.PIPE,
             text=True,
@@ -455,6 +497,14 @@ class Benchmark:
                 # The three steps run in order, whichever of them was named.
                 pair = list(INCREMENTAL_CASES)
                 self.results.update(self.incremental().run())
+            elif name in DISTRIBUTED_CASES:
+                # Both builds, in pairs, whichever of them was named.
+                pair = list(DISTRIBUTED_CASES)
+                self.results.update(
+                    distributed_runs.DistributedRuns(
+                        self.spawn, self.log, self.environment(), self.config.runs
+                    ).run()
+                )
             else:
                 pair = [name]
                 self.results[name] = self.measure(name)
@@ -636,15 +686,15 @@ class Report:
         # and tracemalloc cannot see into them.
         in_workers = name == "build-jobs2"
         peak = max(rss["peak"], rss["children_peak"]) if in_workers else rss["peak"]
+        # The distributed cases are not traced (their work is in other processes).
+        traced = self.results[name].get("tracemalloc")
         warmup = timed["warmup"]
         return {
             "case": self.label(name),
             "median_s": timed["median"],
             "min_s": timed["min"],
             "ttfb_s": timed["ttfb_median"],
-            "tracemalloc_mib": None
-            if in_workers
-            else self.results[name]["tracemalloc"]["peak"] / MIB,
+            "tracemalloc_mib": None if in_workers or traced is None else traced["peak"] / MIB,
             "max_rss_mib": peak / MIB,
             "extra_rss_mib": max(peak - rss["baseline"], 0) / MIB,
             "urls": warmup["urls"],
@@ -702,6 +752,8 @@ class Report:
                 # The incremental steps: a second build, and one after a few changes.
                 versus("incremental-changed", "incremental-full"),
                 versus("incremental-unchanged", "incremental-full"),
+                # A build from one process against the same build through the workers.
+                versus("distributed-local", "distributed-celery"),
                 # Several sites: the same host's document with 100 sites and with 1.
                 *(versus(f"{pair}-100", f"{pair}-1") for pair in SITE_PAIRS),
             ]
@@ -778,6 +830,7 @@ class Report:
             "site_ratios_by_round": self.turn_ratios(),
             "site_lookup_seconds": self.lookups(),
             "incremental": incremental_report.summary(self.results),
+            "distributed": distributed_report.summary(self.results),
             "floor_bytes_identical_to_ours": self.same_bytes(),
             # Not required of them (their values are contrib's), but expected here: the
             # drop-in writes with the package's encoder.
@@ -793,6 +846,7 @@ class Report:
         lines += incremental_report.report_lines(
             self.results, self.config.plan.build_rows, self.config.runs
         )
+        lines += distributed_report.report_lines(self.results, self.config.plan.build_rows)
         lines += self.ratio_lines()
         lines += self.notes()
         return "\n".join(lines)
