@@ -17,7 +17,7 @@ from celery import current_app, shared_task
 from celery.result import AsyncResult
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.distributed.engines import Status
+from django_sitemapkit.distributed.status import Status
 from django_sitemapkit.distributed.worker import run_shard
 from django_sitemapkit.exceptions import BuildError
 

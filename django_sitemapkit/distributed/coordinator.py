@@ -24,10 +24,10 @@ from django_sitemapkit.build.planning import BuildPlan, ShardJob
 from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.conf import conf
 from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.distributed.engines import Attempt, Engine
 from django_sitemapkit.distributed.jobs import ShardResult, ShardTask, from_result, to_payload
 from django_sitemapkit.distributed.progress import Done
 from django_sitemapkit.distributed.staging import SharedStaging
+from django_sitemapkit.distributed.status import Attempt, Engine
 from django_sitemapkit.exceptions import BuildError
 
 logger = logging.getLogger("django_sitemapkit")

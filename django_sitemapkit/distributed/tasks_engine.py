@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.distributed.engines import Status
+from django_sitemapkit.distributed.status import Status
 from django_sitemapkit.distributed.worker import run_shard
 from django_sitemapkit.exceptions import BuildError
 
