@@ -185,19 +185,10 @@ class Command(BaseCommand):
         if options["dry_run"]:
             console.dry_run(destination, planned, build_options)
             return
-        if options["via"] is not None:
-            result = build(
-                destination,
-                planned.sources,
-                build_options,
-                planned.site,
-                partial=planned.partial,
-                done=console.section_done,
-                renderer=dispatch(console, options["via"], planned.site, build_options),
-            )
-            console.report(planned.site, destination, result)
-            return
-        progress = console.progress_bar(planned.site)
+        via = options["via"]
+        # A distributed build prints its own progress (shards, not rows).
+        renderer = None if via is None else dispatch(console, via, planned.site, build_options)
+        progress = None if via is not None else console.progress_bar(planned.site)
         result = build(
             destination,
             planned.sources,
@@ -207,6 +198,7 @@ class Command(BaseCommand):
             jobs=options["jobs"],
             progress=None if progress is None else progress.update,
             done=console.section_done if progress is None else progress.finish,
+            renderer=renderer,
         )
         console.report(planned.site, destination, result)
 
