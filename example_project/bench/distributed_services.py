@@ -84,10 +84,10 @@ class Services:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.environment: dict[str, str] = {}
         self.client: Any = None
+        self.restore_sigterm: Any = signal.SIG_DFL
 
     def __enter__(self) -> Services:
-        previous = signal.signal(signal.SIGTERM, interrupted)
-        self.restore_sigterm = previous
+        self.restore_sigterm = signal.signal(signal.SIGTERM, interrupted)
         try:
             self.start()
         except BaseException:
@@ -208,17 +208,21 @@ class Services:
         return {name: peak_memory(process.pid) for name, process in self.processes.items()}
 
     def stop(self, keep_logs: bool) -> None:
-        """Stop everything started (workers with a warm shutdown: each finishes its
-        shard), then SIGKILL whatever still runs after STOP_SECONDS; the logs are
-        removed unless ``keep_logs``."""
+        """Stop everything started, the workers first (a warm shutdown: each finishes
+        its shard) and then the servers, SIGKILL to whatever still runs after
+        STOP_SECONDS; the logs are removed unless ``keep_logs``."""
         try:
-            for process in self.processes.values():
-                if process.poll() is None:
-                    process.terminate()
-            deadline = time.monotonic() + STOP_SECONDS
-            for process in self.processes.values():
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(max(deadline - time.monotonic(), 0.1))
+            workers = [name for name in self.processes if name.startswith("worker")]
+            servers = [name for name in self.processes if name not in workers]
+            for group in (workers, servers):
+                running = [self.processes[name] for name in group]
+                for process in running:
+                    if process.poll() is None:
+                        process.terminate()
+                deadline = time.monotonic() + STOP_SECONDS
+                for process in running:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        process.wait(max(deadline - time.monotonic(), 0.1))
             for process in self.processes.values():
                 with contextlib.suppress(ProcessLookupError):
                     # The worker's pool processes are in its process group.
