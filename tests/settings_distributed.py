@@ -14,20 +14,13 @@ import json
 import os
 from typing import Any
 
-from settings import *  # noqa: F403
-from settings import INSTALLED_APPS
+# The kill test's: fifty URLs to a page, and the database every process shares.
+from settings_kill import *  # noqa: F403
+from settings_kill import DATABASES, INSTALLED_APPS
 
-SITEMAPKIT_LIMIT = 50
-
-if os.environ.get("SITEMAPKIT_TEST_DATABASE", "sqlite") == "sqlite":
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": os.environ.get("SITEMAPKIT_TEST_SQLITE_FILE", ":memory:"),
-            # Workers and the coordinator write the task table at once.
-            "OPTIONS": {"timeout": 30},
-        }
-    }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Workers and the coordinator write the task table at once.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30}
 
 try:
     import django.tasks  # noqa: F401

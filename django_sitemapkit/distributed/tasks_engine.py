@@ -79,7 +79,7 @@ class TasksEngine:
 
     def check(self) -> None:
         try:
-            backend = task_backends[self.alias]
+            task_backends[self.alias]
         except Exception as exc:
             raise BuildError(
                 f"SITEMAPKIT_TASK_BACKEND is {self.alias!r}, which is no backend of TASKS "
@@ -88,7 +88,6 @@ class TasksEngine:
         # A backend that keeps no results is refused at the first shard it has
         # not finished (TasksAttempt.status()): the immediate backend, which
         # runs each task as it is enqueued, keeps none and needs none.
-        self.backend = backend
 
     def submit(self, payload: dict[str, Any]) -> TasksAttempt:
         options: dict[str, Any] = {"backend": self.alias}

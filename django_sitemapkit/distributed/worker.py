@@ -27,6 +27,7 @@ from django_sitemapkit.build.planning import section_fingerprint, settings_finge
 from django_sitemapkit.build.render import render_shard
 from django_sitemapkit.build.selection import selected_sites
 from django_sitemapkit.build.validation import validate_staged
+from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.distributed.jobs import ShardTask, Worker, from_payload, result_payload
 from django_sitemapkit.distributed.staging import MARKER, build_wanted
 from django_sitemapkit.exceptions import BuildError
@@ -48,7 +49,7 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
             "the coordinator's code to the workers."
         )
     plan = compile_plan(source, site)
-    check_fingerprints(task, plan)
+    check_fingerprints(task, plan, site)
     storage = storages[task.storage]
     with tempfile.TemporaryDirectory(prefix="sitemapkit-shard-") as directory:
         staging = Staging(directory)
@@ -72,9 +73,8 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
     return result_payload(task, rendered, worker, stats)
 
 
-def check_fingerprints(task: ShardTask, plan: Plan) -> None:
+def check_fingerprints(task: ShardTask, plan: Plan, site: SitemapSite) -> None:
     """Refuse to render with other code or settings than the coordinator planned with."""
-    (site,), _ = selected_sites([task.site])
     found = {
         "section": section_fingerprint(plan),
         "settings": settings_fingerprint(site, task.options),
