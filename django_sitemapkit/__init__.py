@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import News, Related, Restriction, Video
 from django_sitemapkit.registry import register, registry
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources import Field, SitemapSource, StaticPage, StaticSource
 
 __all__ = [

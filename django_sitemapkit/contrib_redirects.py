@@ -24,9 +24,9 @@ from django.http import Http404, HttpRequest, HttpResponseBase, HttpResponsePerm
 from django.urls import path
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit.hosts import site_for_request
-from django_sitemapkit.locations import page_path
+from django_sitemapkit.locations.policy import page_path
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.hosts import site_for_request
 
 # Importing the URLconf registers the converters the pattern below uses.
 from django_sitemapkit.urls import PageConverter

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from django_sitemapkit.configured_sites import SitemapSite
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources import BaseSource
 
 SourceClass = TypeVar("SourceClass", bound=type[BaseSource])

@@ -8,10 +8,13 @@ import logging
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit import serving
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.hosts import (
+from django_sitemapkit.locations.policy import index_path
+from django_sitemapkit.names import INDEX_FILENAME
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.framework import UnusableSite
+from django_sitemapkit.sites.hosts import (
     UnknownHost,
     all_sites,
     default_site,
@@ -19,10 +22,7 @@ from django_sitemapkit.hosts import (
     site_for_request,
     site_named,
 )
-from django_sitemapkit.locations import index_path
-from django_sitemapkit.names import INDEX_FILENAME
-from django_sitemapkit.registry import registry
-from django_sitemapkit.sites import UnusableSite
+from django_sitemapkit.views import serving
 
 logger = logging.getLogger("django_sitemapkit")
 

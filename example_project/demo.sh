@@ -274,9 +274,9 @@ HAS_FILE_MODE=0
 import django
 django.setup()
 from django_sitemapkit import conf
-if importlib.util.find_spec("django_sitemapkit.serving") is None:
+if importlib.util.find_spec("django_sitemapkit.views.serving") is None:
     sys.exit(3)
-serving = importlib.import_module("django_sitemapkit.serving")
+serving = importlib.import_module("django_sitemapkit.views.serving")
 if "files" not in getattr(conf, "SERVE_CHOICES", ()) or not hasattr(serving, "file_response"):
     sys.exit(3)') || HAS_FILE_MODE=$?
 if ((HAS_FILE_MODE != 0 && HAS_FILE_MODE != 3)); then
@@ -302,7 +302,7 @@ elif ((!BUILT)); then
     echo "file mode SKIPPED: no files were built" >"$SERVED_SUMMARY"
 else
     step "SITEMAPKIT_SERVE=files"
-    echo "SKIPPED: this django_sitemapkit has no file serving (django_sitemapkit.serving" \
+    echo "SKIPPED: this django_sitemapkit has no file serving (django_sitemapkit.views.serving" \
         "with SITEMAPKIT_SERVE = \"files\"); the files were built and checked, not served."
     echo "file mode SKIPPED: this django_sitemapkit cannot serve the files" >"$SERVED_SUMMARY"
 fi

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django_sitemapkit.encoder import Entry
+from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan

@@ -39,7 +39,7 @@ from sitemap_xml import Url, fetch, parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
-from django_sitemapkit.encoder import URLSET
+from django_sitemapkit.encoding.encoder import URLSET
 from django_sitemapkit.names import MANIFEST_FILENAME
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 
 from django_sitemapkit.build.destinations import Staging
 from django_sitemapkit.build.validation import validate_staged
-from django_sitemapkit.encoder import SITEMAPINDEX, URLSET
+from django_sitemapkit.encoding.encoder import SITEMAPINDEX, URLSET
 from django_sitemapkit.exceptions import BuildError
 
 NAME = "sitemap-articles-1.xml"

@@ -14,10 +14,10 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import Client, modify_settings, override_settings
 
-from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.checks import check_settings, check_sites_framework
 from django_sitemapkit.conf import conf
-from django_sitemapkit.hosts import default_site
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.hosts import default_site
 
 WITHOUT_SITES = modify_settings(INSTALLED_APPS={"remove": ["django.contrib.sites"]})
 

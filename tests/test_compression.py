@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from django_sitemapkit.compression import PENDING_CHUNKS, gzip_stream, write_gzip_in_thread
+from django_sitemapkit.encoding.compression import PENDING_CHUNKS, gzip_stream, write_gzip_in_thread
 
 DOCUMENT = [
     b"<urlset>\n",

@@ -5,7 +5,7 @@ from collections.abc import Callable, Iterator
 from sitemap_xml import Url, parse_index, parse_urlset
 
 from django_sitemapkit.conf import MAX_BYTES
-from django_sitemapkit.encoder import (
+from django_sitemapkit.encoding.encoder import (
     CHUNK_BYTES,
     SITEMAPINDEX,
     URLSET,

@@ -18,9 +18,9 @@ from sitemap_xml import fetch, parse_index, parse_urlset
 from testapp.models import Article
 
 from django_sitemapkit import SitemapSite, SitemapSource, StaticSource
-from django_sitemapkit.base_urls import Origin
-from django_sitemapkit.hosts import all_sites, site_named
 from django_sitemapkit.robots import sitemap_lines
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.hosts import all_sites, site_named
 
 pytestmark = pytest.mark.django_db
 WWW = "https://www.example.com"

@@ -17,7 +17,7 @@ from testapp.models import Photo
 from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import Related
-from django_sitemapkit.html import STYLE, href
+from django_sitemapkit.encoding.html import STYLE, href
 from django_sitemapkit.views.http import NO_SOURCES
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_html")]

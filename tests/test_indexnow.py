@@ -15,9 +15,9 @@ import pytest
 from django.test import override_settings
 from indexnow_endpoint import KEY, Endpoint, Scripted
 
-from django_sitemapkit.base_urls import Origin
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.indexnow import FileRecord, Submission, submit
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.configured import SitemapSite
 
 SITE = SitemapSite("default", Origin.from_url("https://www.example.com"))
 KEPT = "left pending for the next build."

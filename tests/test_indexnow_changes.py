@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from django_sitemapkit.encoder import Encoder, Entry, entry_lines, url_element, urlset
+from django_sitemapkit.encoding.encoder import Encoder, Entry, entry_lines, url_element, urlset
 from django_sitemapkit.indexnow import changes
 
 BASE = "https://www.example.com"

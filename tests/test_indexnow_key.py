@@ -9,9 +9,9 @@ import pytest
 from django.contrib.sites.models import Site
 from django.test import Client, override_settings
 
-from django_sitemapkit.base_urls import Origin
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.indexnow import key_location
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.configured import SitemapSite
 
 KEY = "4f1b6e0c-2a9d-4e8f"
 SITE = SitemapSite("default", Origin.from_url("https://www.example.com"))

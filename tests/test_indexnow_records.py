@@ -11,11 +11,11 @@ import pytest
 from django.core.files.storage import FileSystemStorage
 from indexnow_endpoint import Endpoint
 
-from django_sitemapkit import indexnow_records
-from django_sitemapkit.base_urls import Origin
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.indexnow import FileRecord, StorageRecord, Submission, submit
-from django_sitemapkit.indexnow_records import State
+from django_sitemapkit.indexnow import records as indexnow_records
+from django_sitemapkit.indexnow.records import State
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.configured import SitemapSite
 
 SITE = SitemapSite("default", Origin.from_url("https://www.example.com"))
 URL = "https://www.example.com/a/"

@@ -4,16 +4,16 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
-from django_sitemapkit.base_urls import Origin, base_url_problem
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.hosts import default_site
-from django_sitemapkit.locations import (
+from django_sitemapkit.locations.policy import (
     LocationPolicy,
     index_path,
     page_path,
     sitemap_directory,
 )
-from django_sitemapkit.uris import remove_dot_segments, without_dot_segments
+from django_sitemapkit.locations.uris import remove_dot_segments, without_dot_segments
+from django_sitemapkit.sites.base_urls import Origin, base_url_problem
+from django_sitemapkit.sites.hosts import default_site
 
 ORIGIN = Origin("https", "www.example.com", 443)
 

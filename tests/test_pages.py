@@ -16,7 +16,7 @@ from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import SitemapSource
-from django_sitemapkit.encoder import Entry
+from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.sources.keyset import KeyColumn
 from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.plan import Plan, compile_plan

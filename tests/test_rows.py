@@ -16,7 +16,7 @@ from plans import all_rows, entries_of, page_rows, query_pager
 from testapp.models import Article, Category
 
 from django_sitemapkit import Field, SitemapSource
-from django_sitemapkit.encoder import Entry
+from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.sources.entries import RowFormat
 from django_sitemapkit.sources.plan import compile_plan

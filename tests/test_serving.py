@@ -25,11 +25,11 @@ from django.utils.http import http_date
 from factories import ArticleFactory
 from sitemap_xml import Url, fetch, parse_index, parse_urlset, streamed
 
-from django_sitemapkit.compression import gzip_stream
-from django_sitemapkit.hosts import default_site
-from django_sitemapkit.negotiation import accepts_gzip
-from django_sitemapkit.serving import file_response
+from django_sitemapkit.encoding.compression import gzip_stream
+from django_sitemapkit.sites.hosts import default_site
 from django_sitemapkit.views.http import NO_SOURCES
+from django_sitemapkit.views.negotiation import accepts_gzip
+from django_sitemapkit.views.serving import file_response
 
 pytestmark = pytest.mark.django_db
 SITE = "https://www.example.com"

@@ -17,8 +17,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import InMemoryStorage, storages
 from django.test import Client, RequestFactory, override_settings
 
-from django_sitemapkit.hosts import default_site
-from django_sitemapkit.serving import file_response
+from django_sitemapkit.sites.hosts import default_site
+from django_sitemapkit.views.serving import file_response
 
 pytestmark = pytest.mark.django_db
 Sources = Callable[..., None]

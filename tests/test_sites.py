@@ -15,8 +15,8 @@ from django.test import Client, override_settings
 from factories import ArticleFactory
 from sitemap_xml import fetch, parse_index, parse_urlset
 
-from django_sitemapkit.base_urls import Origin
-from django_sitemapkit.hosts import default_site
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.hosts import default_site
 
 pytestmark = pytest.mark.django_db
 SHOP = "https://shop.example.org"

@@ -10,8 +10,8 @@ import pytest
 from django.test import override_settings
 from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_prefix
 
-from django_sitemapkit.locations import MAX_LOCATION_LENGTH
-from django_sitemapkit.urltemplates import UrlTemplate, quick_locator
+from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH
+from django_sitemapkit.locations.templates import UrlTemplate, quick_locator
 
 pytestmark = pytest.mark.urls("testapp.urls_templates")
 

@@ -33,10 +33,10 @@ from django_sitemapkit.build.sets import (
     unchanged,
 )
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import INDEX_FILENAME, SECTION_NAME
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
 
 __all__ = [

@@ -14,9 +14,9 @@ from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import plan_build
 from django_sitemapkit.build.report import BuildResult, SectionBuild
 from django_sitemapkit.build.selection import SiteBuild
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.names import INDEX_FILENAME
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.plan import compile_plan
 
 # Redraw a progress bar at most this often, in seconds.

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.manifest import Manifest
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.indexnow import Submission, changes, submit
 from django_sitemapkit.names import section_of
+from django_sitemapkit.sites.configured import SitemapSite
 
 logger = logging.getLogger("django_sitemapkit")
 

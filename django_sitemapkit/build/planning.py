@@ -31,10 +31,10 @@ from django_sitemapkit.build.manifest import (
 )
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.locations import sitemap_directory
+from django_sitemapkit.locations.policy import sitemap_directory
 from django_sitemapkit.names import page_number
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan

@@ -26,14 +26,14 @@ from django_sitemapkit.build.manifest import ManifestFile
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import ShardJob
 from django_sitemapkit.build.report import RenderedShard
-from django_sitemapkit.compression import gzip_stream, write_gzip_in_thread
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.encoder import Encoder, Lines
+from django_sitemapkit.documents import first_run, fitting, written
+from django_sitemapkit.encoding.compression import gzip_stream, write_gzip_in_thread
+from django_sitemapkit.encoding.encoder import Encoder, Lines
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import GZIP_SUFFIX
-from django_sitemapkit.pipeline import first_run, fitting, written
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import range_chunks

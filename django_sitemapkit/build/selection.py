@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
 
-from django_sitemapkit.configured_sites import (
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import (
     SitemapSite,
 )
-from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.hosts import several_sites, sites_and_problems
-from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.hosts import several_sites, sites_and_problems
 from django_sitemapkit.sources.declaration import BaseSource
 
 

@@ -18,12 +18,12 @@ from django_sitemapkit.build.planning import PlannedShard
 from django_sitemapkit.build.render import write_document
 from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.encoder import SITEMAPINDEX, Encoder, Entry
+from django_sitemapkit.documents import index_runs
+from django_sitemapkit.encoding.encoder import SITEMAPINDEX, Encoder, Entry
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.locations import sitemap_directory
+from django_sitemapkit.locations.policy import sitemap_directory
 from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, page_filename
-from django_sitemapkit.pipeline import index_runs
+from django_sitemapkit.sites.configured import SitemapSite
 
 
 @dataclass

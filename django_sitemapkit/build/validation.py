@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django_sitemapkit.build.destinations import Staging
-from django_sitemapkit.encoder import NAMESPACE
+from django_sitemapkit.encoding.encoder import NAMESPACE
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
 

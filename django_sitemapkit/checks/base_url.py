@@ -20,7 +20,8 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.http.request import validate_host
 
-from django_sitemapkit.base_urls import (
+from django_sitemapkit.conf import conf
+from django_sitemapkit.sites.base_urls import (
     EXAMPLE,
     Origin,
     base_url_in_use,
@@ -29,9 +30,8 @@ from django_sitemapkit.base_urls import (
     trimmed,
     unfit_characters,
 )
-from django_sitemapkit.conf import conf
-from django_sitemapkit.hosts import default_site
-from django_sitemapkit.sites import SITES_APP, site_id, uses_site
+from django_sitemapkit.sites.framework import SITES_APP, site_id, uses_site
+from django_sitemapkit.sites.hosts import default_site
 
 NOT_AN_ORIGIN = ("is not an absolute http or https URL", "has an invalid port")
 

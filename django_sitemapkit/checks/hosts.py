@@ -19,13 +19,6 @@ from django.apps import apps
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 
-from django_sitemapkit.base_urls import (
-    EXAMPLE,
-    Origin,
-    base_url_in_use,
-    base_url_problem,
-    base_url_unset,
-)
 from django_sitemapkit.checks.base_url import NOT_AN_ORIGIN, corrected_base_url
 from django_sitemapkit.checks.served_hosts import (
     check_allowed_hosts,
@@ -34,14 +27,21 @@ from django_sitemapkit.checks.served_hosts import (
     check_site_scheme,
 )
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import (
+from django_sitemapkit.names import SITE_NAME
+from django_sitemapkit.sites.base_urls import (
+    EXAMPLE,
+    Origin,
+    base_url_in_use,
+    base_url_problem,
+    base_url_unset,
+)
+from django_sitemapkit.sites.configured import (
     SITES_FRAMEWORK,
     SitemapSite,
     parsed_site,
     shared_hosts,
 )
-from django_sitemapkit.names import SITE_NAME
-from django_sitemapkit.sites import SITES_APP
+from django_sitemapkit.sites.framework import SITES_APP
 
 A_DICT = f"a dict of each site's name to its base URL, such as {{'www': {EXAMPLE}}}"
 

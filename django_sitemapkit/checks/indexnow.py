@@ -13,7 +13,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.locations import URL_NAMESPACE, fixed_script_prefix, stable_script_prefix
+from django_sitemapkit.locations.policy import (
+    URL_NAMESPACE,
+    fixed_script_prefix,
+    stable_script_prefix,
+)
 from django_sitemapkit.names import INDEXNOW_KEY
 from django_sitemapkit.views.key_file import indexnow_key
 

@@ -19,8 +19,10 @@ from django.utils import translation
 from django.utils.encoding import iri_to_uri
 
 from django_sitemapkit.checks.declarations import check_kinds
-from django_sitemapkit.locations import fixed_script_prefix, stable_script_prefix
-from django_sitemapkit.resolution import namespaced_resolver
+from django_sitemapkit.locations.policy import fixed_script_prefix, stable_script_prefix
+from django_sitemapkit.locations.resolution import namespaced_resolver
+from django_sitemapkit.locations.templates import PCHAR_SAFE
+from django_sitemapkit.locations.uris import without_dot_segments
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     SitemapSource,
@@ -28,8 +30,6 @@ from django_sitemapkit.sources.declaration import (
     StaticSource,
     overrides,
 )
-from django_sitemapkit.uris import without_dot_segments
-from django_sitemapkit.urltemplates import PCHAR_SAFE
 
 
 def every_source_outside(sources: Sequence[BaseSource], directory: str) -> bool:

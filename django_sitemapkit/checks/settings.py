@@ -15,7 +15,7 @@ from django.core.checks import CheckMessage, Error
 from django_sitemapkit.checks.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.checks.files import check_file_settings
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.hosts import several_sites
+from django_sitemapkit.sites.hosts import several_sites
 
 
 def check_settings(**kwargs: Any) -> list[CheckMessage]:

@@ -25,14 +25,14 @@ from django_sitemapkit.checks.declarations import describe, is_strings
 from django_sitemapkit.checks.served_hosts import SCHEMES, header_host
 from django_sitemapkit.checks.source_sites import listing, spelled
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import (
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import (
     SITES_FRAMEWORK,
     SitemapSite,
     framework_sites,
     shared_hosts,
 )
-from django_sitemapkit.registry import registry
-from django_sitemapkit.sites import SITES_APP, UnusableSite
+from django_sitemapkit.sites.framework import SITES_APP, UnusableSite
 
 VARIANT = f"SITEMAPKIT_SITES = {SITES_FRAMEWORK!r}"
 

@@ -21,16 +21,16 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
 from django.http.request import split_domain_port
 
-from django_sitemapkit.base_urls import base_url_problem
 from django_sitemapkit.conf import conf
-from django_sitemapkit.hosts import default_site, several_sites
-from django_sitemapkit.sites import (
+from django_sitemapkit.sites.base_urls import base_url_problem
+from django_sitemapkit.sites.framework import (
     SITES_APP,
     UnusableSite,
     current_site,
     site_base_url,
     uses_site,
 )
+from django_sitemapkit.sites.hosts import default_site, several_sites
 
 #: The domain django.contrib.sites gives the Site it creates after the first migrate.
 PLACEHOLDER_DOMAIN = "example.com"

@@ -17,9 +17,9 @@ from django_sitemapkit.checks.extensions import check_extensions
 from django_sitemapkit.checks.source_sites import check_fixed_url, check_source_sites
 from django_sitemapkit.conf import MAX_URLS
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.locations.resolution import namespaced_resolver
 from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.registry import registry
-from django_sitemapkit.resolution import namespaced_resolver
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     Field,

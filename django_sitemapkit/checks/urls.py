@@ -14,7 +14,7 @@ from django.utils.module_loading import import_string
 
 from django_sitemapkit.checks.declarations import describe
 from django_sitemapkit.checks.scope import every_source_outside
-from django_sitemapkit.locations import fixed_script_prefix, index_path, sitemap_directory
+from django_sitemapkit.locations.policy import fixed_script_prefix, index_path, sitemap_directory
 from django_sitemapkit.registry import registry
 
 

@@ -20,7 +20,7 @@ from django.contrib.sitemaps import GenericSitemap, Sitemap
 from django.core.paginator import EmptyPage, PageNotAnInteger
 from django.http import Http404
 
-from django_sitemapkit.base_urls import Origin
+from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sources.pages import LastmodValue
 
 logger = logging.getLogger("django_sitemapkit")

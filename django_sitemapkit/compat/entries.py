@@ -17,11 +17,11 @@ from django.urls import NoReverseMatch
 from django.utils import translation
 
 from django_sitemapkit.compat.classes import ContribClass
-from django_sitemapkit.encoder import Entry, entry_lines, url_element
+from django_sitemapkit.encoding.elements import Extras
+from django_sitemapkit.encoding.encoder import Entry, entry_lines, url_element
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.extension_elements import Extras
 from django_sitemapkit.extensions import X_DEFAULT, format_alternates
-from django_sitemapkit.locations import LocationPolicy
+from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.entries import unreversed
 from django_sitemapkit.sources.rows import Chunk
 from django_sitemapkit.sources.skips import Tally, skip_row

@@ -13,8 +13,8 @@ from django_sitemapkit.compat.classes import ContribClass
 from django_sitemapkit.compat.entries import ContribWriter
 from django_sitemapkit.compat.pages import ContribPager
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.encoder import urlset
-from django_sitemapkit.locations import LocationPolicy
+from django_sitemapkit.encoding.encoder import urlset
+from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.entries import RowFormat
 from django_sitemapkit.sources.plan import AdaptedSource, Plan
 

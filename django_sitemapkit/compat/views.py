@@ -34,11 +34,11 @@ from django.views.decorators.http import require_safe
 from django_sitemapkit.compat.pages import ContribPager, every_lastmod
 from django_sitemapkit.compat.plan import contrib_source
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.encoder import Encoder, Entry, Lines, urlset
-from django_sitemapkit.hosts import site_for_request
-from django_sitemapkit.locations import LocationPolicy, entry_context, fixed_script_prefix
-from django_sitemapkit.pipeline import first_run, fitting, index_lastmod, page_runs
+from django_sitemapkit.documents import first_run, fitting, index_lastmod, page_runs
+from django_sitemapkit.encoding.encoder import Encoder, Entry, Lines, urlset
+from django_sitemapkit.locations.policy import LocationPolicy, entry_context, fixed_script_prefix
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.hosts import site_for_request
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import close_iterator

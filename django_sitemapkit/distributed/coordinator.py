@@ -23,12 +23,12 @@ from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import BuildPlan, ShardJob
 from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.distributed.jobs import ShardResult, ShardTask, from_result, to_payload
 from django_sitemapkit.distributed.progress import Done
 from django_sitemapkit.distributed.staging import SharedStaging
 from django_sitemapkit.distributed.status import Attempt, Engine
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.sites.configured import SitemapSite
 
 logger = logging.getLogger("django_sitemapkit")
 #: Seconds between two rounds of questions to the engine that found no shard done.

@@ -21,9 +21,9 @@ from django.core.files.storage import Storage
 
 from django_sitemapkit.build.destinations import StorageDestination, save_exact
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.serving import site_prefix
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.views.serving import site_prefix
 
 logger = logging.getLogger("django_sitemapkit")
 STAGING_DIRECTORY = ".sitemapkit-staging"

@@ -27,11 +27,11 @@ from django_sitemapkit.build.planning import section_fingerprint, settings_finge
 from django_sitemapkit.build.render import render_shard
 from django_sitemapkit.build.selection import selected_sites
 from django_sitemapkit.build.validation import validate_staged
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.distributed.jobs import ShardTask, Worker, from_payload, result_payload
 from django_sitemapkit.distributed.staging import MARKER, build_wanted
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import range_stats

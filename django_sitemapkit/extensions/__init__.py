@@ -2,7 +2,7 @@
 
 ``declarations`` (what a source declares, and the protocol's limits) →
 ``values`` (each value checked and formatted into the encoder's types, which
-:mod:`~django_sitemapkit.extension_elements` writes) and ``related`` (the
+:mod:`~django_sitemapkit.encoding.elements` writes) and ``related`` (the
 values of a :class:`Related` declaration, read in one query per chunk of rows).
 Every name is re-exported here, so ``extensions.X`` reads as before.
 """

@@ -1,7 +1,7 @@
 """The extension values of a row, checked and formatted as the encoder writes them.
 
 Each value is checked against the protocol's rules (see ``declarations``) and
-formatted into :mod:`~django_sitemapkit.extension_elements`' types; a value
+formatted into :mod:`~django_sitemapkit.encoding.elements`' types; a value
 that breaks a rule raises :class:`~django_sitemapkit.exceptions.InvalidEntry`.
 """
 
@@ -18,9 +18,8 @@ from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 from django.utils.encoding import iri_to_uri
 
-from django_sitemapkit.base_urls import Origin
+from django_sitemapkit.encoding.elements import NewsItem, VideoItem
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.extension_elements import NewsItem, VideoItem
 from django_sitemapkit.extensions.declarations import (
     COUNTRY,
     HREFLANG,
@@ -37,8 +36,9 @@ from django_sitemapkit.extensions.declarations import (
     Restriction,
     Video,
 )
-from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy
-from django_sitemapkit.uris import strict_reference, without_dot_segments
+from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
+from django_sitemapkit.locations.uris import strict_reference, without_dot_segments
+from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.values import format_lastmod
 
 

@@ -16,8 +16,8 @@ from typing import Any, ClassVar, NamedTuple
 from django.db import models
 from django.urls import reverse
 
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.sites.configured import SitemapSite
 
 #: The attributes a source may declare, and the hooks it may override: the
 #: README's tables. Everything else on a subclass belongs to the project.

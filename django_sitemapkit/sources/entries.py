@@ -16,13 +16,13 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, reverse
 
-from django_sitemapkit.encoder import Entry
+from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.locations import MAX_LOCATION_LENGTH, LocationPolicy
-from django_sitemapkit.reversal import compiled_reverse
+from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
+from django_sitemapkit.locations.reversal import compiled_reverse
+from django_sitemapkit.locations.templates import UrlTemplate, quick_locator
 from django_sitemapkit.sources.declaration import BaseSource, Field, declared, field_value
 from django_sitemapkit.sources.rows import RowShape
-from django_sitemapkit.urltemplates import UrlTemplate, quick_locator
 from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
 
 FORMATTERS: Mapping[str, Callable[[Any], str]] = {

@@ -12,11 +12,11 @@ from django.conf import settings
 from django.utils import translation
 
 from django_sitemapkit import extensions
-from django_sitemapkit.encoder import Entry
+from django_sitemapkit.encoding.elements import Extras, NewsItem
+from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.extension_elements import Extras, NewsItem
 from django_sitemapkit.extensions import News, Related, RelatedQuery
-from django_sitemapkit.locations import LocationPolicy
+from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.declaration import BaseSource, declared
 
 logger = logging.getLogger("django_sitemapkit")

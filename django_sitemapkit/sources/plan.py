@@ -18,10 +18,10 @@ from django.db.models import QuerySet
 
 from django_sitemapkit import extensions
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.encoder import Document, urlset
-from django_sitemapkit.hosts import default_site
-from django_sitemapkit.locations import LocationPolicy, entry_context
+from django_sitemapkit.encoding.encoder import Document, urlset
+from django_sitemapkit.locations.policy import LocationPolicy, entry_context
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.hosts import default_site
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     SitemapSource,

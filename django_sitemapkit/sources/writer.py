@@ -18,11 +18,11 @@ from django.db.models import QuerySet
 from django.utils import translation
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.encoder import NEEDS_ESCAPE as needs_escape
-from django_sitemapkit.encoder import Entry, entry_lines, escape, url_element
+from django_sitemapkit.encoding.encoder import NEEDS_ESCAPE as needs_escape
+from django_sitemapkit.encoding.encoder import Entry, entry_lines, escape, url_element
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import RelatedQuery
-from django_sitemapkit.locations import LocationPolicy
+from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.declaration import BaseSource, declared
 from django_sitemapkit.sources.entries import EntryMaker, RowFormat
 from django_sitemapkit.sources.extended import (

@@ -9,12 +9,13 @@ from collections.abc import Callable
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit import html, serving
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.hosts import site_for_request
+from django_sitemapkit.encoding import html
 from django_sitemapkit.names import INDEX_FILENAME, page_filename
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.hosts import site_for_request
+from django_sitemapkit.views import serving
 from django_sitemapkit.views.database import (
     database_html_index,
     database_index,

@@ -8,12 +8,8 @@ from collections.abc import Iterator
 
 from django.http import Http404, HttpRequest, HttpResponseBase
 
-from django_sitemapkit import html
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.encoder import SITEMAPINDEX, Encoder, Entry, Layout, Lines, url_element
-from django_sitemapkit.locations import index_path, page_path
-from django_sitemapkit.pipeline import (
+from django_sitemapkit.documents import (
     Section,
     first_run,
     fitting,
@@ -23,7 +19,18 @@ from django_sitemapkit.pipeline import (
     page_runs,
     sections,
 )
+from django_sitemapkit.encoding import html
+from django_sitemapkit.encoding.encoder import (
+    SITEMAPINDEX,
+    Encoder,
+    Entry,
+    Layout,
+    Lines,
+    url_element,
+)
+from django_sitemapkit.locations.policy import index_path, page_path
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import close_iterator
 from django_sitemapkit.sources.skips import Tally

@@ -24,16 +24,17 @@ from django.http import (
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
-from django_sitemapkit import html, serving
-from django_sitemapkit.compression import gzip_stream
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.locations import fixed_script_prefix
+from django_sitemapkit.encoding import html
+from django_sitemapkit.encoding.compression import gzip_stream
+from django_sitemapkit.locations.policy import fixed_script_prefix
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import WHERE_SOURCES_ARE
-from django_sitemapkit.sites import UnusableSite
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.framework import UnusableSite
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.values import http_timestamp
+from django_sitemapkit.views import serving
 
 logger = logging.getLogger("django_sitemapkit")
 #: Seconds a crawler is asked to wait after a 503 (RFC 9110 section 10.2.3).

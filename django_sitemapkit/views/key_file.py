@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit.hosts import several_sites, site_for_request
+from django_sitemapkit.sites.hosts import several_sites, site_for_request
 
 # indexnow.org, "Verify ownership via a key": the file holds the key, as UTF-8 text.
 CONTENT_TYPE = "text/plain; charset=utf-8"

@@ -178,7 +178,7 @@ class SitesCase:
     def steps(self) -> dict[str, float]:
         """Seconds ``site_for_request()`` takes alone, the median of a few rounds of
         calls: the one step of a request that the count of sites could change."""
-        from django_sitemapkit.hosts import site_for_request
+        from django_sitemapkit.sites.hosts import site_for_request
 
         rounds = []
         for _ in range(LOOKUP_ROUNDS):

@@ -12,17 +12,17 @@ from django_sitemapkit.build import BuildInterrupted, build
 from django_sitemapkit.build.console import Console
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.options import BuildOptions
-from django_sitemapkit.build.places import destination_for
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.distributed.coordinator import Dispatch
 from django_sitemapkit.distributed.engines import ENGINES, engine_named
 from django_sitemapkit.distributed.progress import ShardProgress
 from django_sitemapkit.distributed.staging import shared_destination
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.hosts import several_sites
 from django_sitemapkit.registry import WHERE_SOURCES_ARE, registry
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.hosts import several_sites
+from django_sitemapkit.sites.places import destination_for
 
 logger = logging.getLogger("django_sitemapkit")
 

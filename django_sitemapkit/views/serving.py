@@ -17,8 +17,11 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.file_stores import (
+from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.views.negotiation import accepts_gzip
+from django_sitemapkit.views.s3 import S3Directory, read_as_s3
+from django_sitemapkit.views.stores import (
     LocalDirectory,
     OpenFile,
     StorageDirectory,
@@ -28,9 +31,6 @@ from django_sitemapkit.file_stores import (
     site_directory,
     site_prefix,
 )
-from django_sitemapkit.names import GZIP_SUFFIX
-from django_sitemapkit.negotiation import accepts_gzip
-from django_sitemapkit.s3_storage import S3Directory, read_as_s3
 
 # Imported from here by the views, robots.py and build/places.py.
 __all__ = [

@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 
-from django_sitemapkit.base_urls import (
+from django_sitemapkit.conf import conf
+from django_sitemapkit.names import SITE_NAME
+from django_sitemapkit.sites.base_urls import (
     DEFAULT_PORTS,
     EXAMPLE,
     Origin,
     base_url_in_use,
     base_url_problem,
 )
-from django_sitemapkit.conf import conf
-from django_sitemapkit.names import SITE_NAME
-from django_sitemapkit.sites import SITES_APP, UnusableSite, site_base_url
+from django_sitemapkit.sites.framework import SITES_APP, UnusableSite, site_base_url
 
 if TYPE_CHECKING:
     from django.contrib.sites.models import Site

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from django_sitemapkit.escaping import escape
+from django_sitemapkit.encoding.escaping import escape
 
 # The extension namespaces (sitemaps.org protocol, "Extending the Sitemaps
 # protocol"), by the prefix each is written with. A document declares only the

@@ -13,10 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import NamedTuple
 
-from django_sitemapkit.base_urls import Origin
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.encoder import (
+from django_sitemapkit.encoding.encoder import (
     Entry,
     Layout,
     Lines,
@@ -25,9 +23,11 @@ from django_sitemapkit.encoder import (
     url_element,
 )
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.locations import page_path
+from django_sitemapkit.locations.policy import page_path
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan

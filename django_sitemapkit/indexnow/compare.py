@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import IO
 from xml.parsers import expat
 
-from django_sitemapkit.encoder import NAMESPACE
+from django_sitemapkit.encoding.encoder import NAMESPACE
 
 #: The state of a URL no longer listed.
 REMOVED = "removed"

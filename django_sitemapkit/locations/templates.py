@@ -30,8 +30,8 @@ from urllib.parse import quote
 from django.urls import NoReverseMatch, converters, get_script_prefix, reverse
 from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
 
-from django_sitemapkit.resolution import only_reversal
-from django_sitemapkit.uris import DOT_SEGMENT
+from django_sitemapkit.locations.resolution import only_reversal
+from django_sitemapkit.locations.uris import DOT_SEGMENT
 
 # What reverse() leaves unquoted: RFC 3986 section 3.3, "pchar".
 PCHAR_SAFE = RFC3986_SUBDELIMS + "/~:@"

@@ -7,9 +7,9 @@ import os
 from django_sitemapkit.build.destinations import Destination, StorageDestination
 from django_sitemapkit.build.directory import DirectoryDestination
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.serving import site_directory, site_prefix
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.views.serving import site_directory, site_prefix
 
 
 def destination_for(site: SitemapSite, output: str | os.PathLike[str] | None = None) -> Destination:

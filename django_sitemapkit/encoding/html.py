@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 
-from django_sitemapkit.encoder import CHUNK_BYTES, Entry
+from django_sitemapkit.encoding.encoder import CHUNK_BYTES, Entry
 
 CONTENT_TYPE = "text/html; charset=utf-8"
 URL_NAMESPACE = "sitemapkit_html"

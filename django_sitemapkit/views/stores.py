@@ -23,8 +23,8 @@ from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage
 from django.http import Http404
 
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.names import INDEX_FILENAME
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.values import aware_utc
 
 # O_NOFOLLOW: a symbolic link in the directory could point anywhere, and the

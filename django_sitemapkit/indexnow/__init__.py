@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from django.urls import NoReverseMatch, reverse
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.configured_sites import SitemapSite
-from django_sitemapkit.indexnow_changes import REMOVED, changes
-from django_sitemapkit.indexnow_http import ATTEMPTS, Answer, Sender
-from django_sitemapkit.indexnow_records import (
+from django_sitemapkit.indexnow.compare import REMOVED, changes
+from django_sitemapkit.indexnow.endpoint import ATTEMPTS, Answer, Sender
+from django_sitemapkit.indexnow.records import (
     MAX_ACCEPTED,
     RECORD_NAME,
     FileRecord,
@@ -29,8 +28,9 @@ from django_sitemapkit.indexnow_records import (
     State,
     StorageRecord,
 )
-from django_sitemapkit.locations import URL_NAMESPACE, stable_script_prefix
+from django_sitemapkit.locations.policy import URL_NAMESPACE, stable_script_prefix
 from django_sitemapkit.names import INDEXNOW_KEY
+from django_sitemapkit.sites.configured import SitemapSite
 
 __all__ = [
     "MAX_ACCEPTED",

@@ -4,8 +4,8 @@ Nothing here builds a tree or a template: each entry becomes one line of
 UTF-8 bytes, lines are gathered into chunks of about ``CHUNK_BYTES`` and
 yielded, and the byte count is kept so no document passes the protocol's
 50 MiB cap. The extension elements inside a ``<url>`` are written by
-:mod:`~django_sitemapkit.extension_elements`, the escaping by
-:mod:`~django_sitemapkit.escaping`.
+:mod:`~django_sitemapkit.encoding.elements`, the escaping by
+:mod:`~django_sitemapkit.encoding.escaping`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from functools import cache
 from typing import NamedTuple, Protocol
 
 from django_sitemapkit.conf import MAX_BYTES, MAX_URLS
-from django_sitemapkit.escaping import NEEDS_ESCAPE as NEEDS_ESCAPE
-from django_sitemapkit.escaping import escape as escape
-from django_sitemapkit.extension_elements import EXTENSION_NAMESPACES, Extras, extension_elements
+from django_sitemapkit.encoding.elements import EXTENSION_NAMESPACES, Extras, extension_elements
+from django_sitemapkit.encoding.escaping import NEEDS_ESCAPE as NEEDS_ESCAPE
+from django_sitemapkit.encoding.escaping import escape as escape
 
 NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'

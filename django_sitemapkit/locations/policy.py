@@ -14,13 +14,13 @@ from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_p
 from django.utils import translation
 from django.utils.encoding import iri_to_uri
 
-from django_sitemapkit.base_urls import Origin
-from django_sitemapkit.configured_sites import SitemapSite
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.uris import (
+from django_sitemapkit.locations.uris import (
     strict_reference,
     without_dot_segments,
 )
+from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.configured import SitemapSite
 
 # sitemaps.org protocol, "XML tag definitions": <loc> "must be less than
 # 2,048 characters".

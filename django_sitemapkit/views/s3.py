@@ -23,8 +23,8 @@ from typing import IO, Any
 from django.core.files import File
 from django.core.files.storage import Storage
 
-from django_sitemapkit.file_stores import OpenFile, StorageDirectory, epoch_ns, reaching
 from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.views.stores import OpenFile, StorageDirectory, epoch_ns, reaching
 
 S3_MODULE = "storages.backends.s3"
 

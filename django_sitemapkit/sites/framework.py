@@ -23,8 +23,8 @@ from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from django_sitemapkit.base_urls import EXAMPLE, base_url_unset, domain_problem
 from django_sitemapkit.conf import conf
+from django_sitemapkit.sites.base_urls import EXAMPLE, base_url_unset, domain_problem
 
 if TYPE_CHECKING:
     from django.contrib.sites.models import Site

@@ -22,7 +22,7 @@ from urllib.parse import quote
 from django.urls import get_script_prefix, reverse
 from django.utils.http import RFC3986_SUBDELIMS, escape_leading_slashes
 
-from django_sitemapkit.resolution import only_reversal
+from django_sitemapkit.locations.resolution import only_reversal
 
 Fill = Callable[[Mapping[str, Any]], str]
 
