@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoding.encoder import (
+    Encoder,
     Entry,
     Layout,
     Lines,
@@ -23,8 +24,8 @@ from django_sitemapkit.encoding.encoder import (
     url_element,
 )
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.locations.policy import page_path
-from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.locations.policy import sitemap_directory
+from django_sitemapkit.names import GZIP_SUFFIX, page_filename
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SitemapSite
@@ -119,6 +120,46 @@ def first_run(runs: Iterator[Lines]) -> Iterator[Lines] | None:
     return None
 
 
+class Opened(NamedTuple):
+    """A document with at least one line: its encoder, and its runs from that line on."""
+
+    encoder: Encoder
+    runs: Iterator[Lines]
+
+
+def open_document(
+    runs: Iterator[Lines], layout: Layout, *, max_urls: int, max_bytes: int
+) -> Opened | None:
+    """The one assembly of a page or an index, for the views, the drop-in and the build:
+    ``None`` when ``runs`` has no line (a page whose rows gave no valid entry, which
+    no caller may write: the schema requires one ``<url>``), else its encoder."""
+    started = first_run(runs)
+    if started is None:
+        return None
+    return Opened(Encoder(layout, max_urls=max_urls, max_bytes=max_bytes), started)
+
+
+def encoded(document: Opened, on_cut: Callable[[Encoder], None]) -> Iterator[bytes]:
+    """The document's bytes; its rows are released however the stream ends.
+
+    The one cut policy: every caller offers a document exactly the lines it is
+    meant to hold (a page its rows, an index at most 50,000 pages, the excess
+    reported before the first byte), so an encoder that cut it left out lines
+    that belong in it, at ``max_urls`` or at ``SITEMAPKIT_MAX_BYTES``. That is
+    reported once the document is complete, through ``on_cut``: the views log
+    it, the build raises. Only the build's pages continue a cut document in the
+    next file (``Encoder.overflow``), and so do not stream through here.
+    """
+    encoder, runs = document
+    try:
+        yield from encoder.stream(runs)
+    finally:
+        # Release the rows (and their cursor) now, even if the client left.
+        close_iterator(runs)
+    if encoder.cut:
+        on_cut(encoder)
+
+
 # -- the index ------------------------------------------------------------------
 
 
@@ -164,14 +205,23 @@ def index_lastmod(value: LastmodValue | None) -> str | None:
         return None
 
 
-def index_entry(origin: Origin, section: str, page: int, lastmod: str | None) -> Entry:
-    suffix = GZIP_SUFFIX if conf.GZIP_LINKS else ""
-    return Entry(origin.url + page_path(section, page) + suffix, lastmod)
+def index_locs(base_url: str, names: Iterable[str], gzip_links: bool) -> list[str]:
+    """The one ``<loc>`` rule of the index, served or built: each page file's name in
+    the directory the index is served from, on the site's base URL, as its ``.gz``
+    sibling with ``SITEMAPKIT_GZIP_LINKS``. A file's name is the last segment of
+    its URL (``names.py``), so the app's URLconf serves every one of them."""
+    directory = base_url + sitemap_directory()
+    suffix = GZIP_SUFFIX if gzip_links else ""
+    return [directory + name + suffix for name in names]
 
 
 def index_entries(pages: Iterable[IndexedPage], origin: Origin) -> list[Entry]:
+    """The served index's entries: the pages of the database, numbered from 1."""
+    listed = list(pages)
+    names = (page_filename(item.section, item.page) for item in listed)
     return [
-        index_entry(origin, item.section, item.page, index_lastmod(item.lastmod)) for item in pages
+        Entry(loc, index_lastmod(item.lastmod))
+        for loc, item in zip(index_locs(origin.url, names, conf.GZIP_LINKS), listed, strict=True)
     ]
 
 

@@ -27,9 +27,9 @@ from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import ShardJob
 from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.conf import conf
-from django_sitemapkit.documents import first_run, fitting, written
+from django_sitemapkit.documents import fitting, open_document, written
 from django_sitemapkit.encoding.compression import gzip_stream, write_gzip_in_thread
-from django_sitemapkit.encoding.encoder import Encoder, Lines
+from django_sitemapkit.encoding.encoder import Lines
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import registry
@@ -167,14 +167,16 @@ def write_page_files(
     options: BuildOptions,
     rendered: RenderedShard,
 ) -> None:
-    """The files of one page of rows: one, unless the byte limit cuts it."""
-    pending = first_run(runs)
-    if pending is None:
+    """The files of one page of rows: one, unless the byte limit cuts it, when the line
+    that did not fit starts the next file (``Encoder.overflow``): nothing is lost."""
+    limits = {"max_urls": plan.url_limit, "max_bytes": conf.MAX_BYTES}
+    document = open_document(runs, plan.document, **limits)
+    if document is None:
         rendered.empty_pages += 1
         return
-    while pending is not None:
+    while document is not None:
+        encoder, pending = document
         name = staged_name(rendered.job, len(rendered.files) + 1)
-        encoder = Encoder(plan.document, max_urls=plan.url_limit, max_bytes=conf.MAX_BYTES)
         size, gzip_size, sha256 = write_document(
             staging, name, encoder.stream(pending), options.gzip, options.gzip_in_thread
         )
@@ -186,7 +188,7 @@ def write_page_files(
             return
         if encoder.count < plan.url_limit:
             rendered.byte_cuts += 1
-        pending = chain([overflow], pending)
+        document = open_document(chain([overflow], pending), plan.document, **limits)
 
 
 def render_job(

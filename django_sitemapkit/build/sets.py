@@ -18,11 +18,10 @@ from django_sitemapkit.build.planning import PlannedShard
 from django_sitemapkit.build.render import write_document
 from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.documents import index_runs
+from django_sitemapkit.documents import encoded, index_locs, index_runs, open_document
 from django_sitemapkit.encoding.encoder import SITEMAPINDEX, Encoder, Entry
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.locations.policy import sitemap_directory
-from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, page_filename
+from django_sitemapkit.names import INDEX_FILENAME, page_filename
 from django_sitemapkit.sites.configured import SitemapSite
 
 
@@ -122,9 +121,9 @@ def keep(new: NewSet, file: ManifestFile, destination: Destination) -> None:
 
 
 def index_entries(site: SitemapSite, shards: list[Shard], options: BuildOptions) -> list[Entry]:
-    base = site.base_url + sitemap_directory()
-    suffix = GZIP_SUFFIX if options.gzip_links else ""
-    return [Entry(base + f.name + suffix, f.newest) for shard in shards for f in shard.files]
+    files = [f for shard in shards for f in shard.files]
+    locs = index_locs(site.base_url, (f.name for f in files), options.gzip_links)
+    return [Entry(loc, f.newest) for loc, f in zip(locs, files, strict=True)]
 
 
 def render_index(
@@ -135,15 +134,21 @@ def render_index(
             f"The build has {len(entries):,} files, more than the {MAX_URLS:,} one index may "
             "list; raise SITEMAPKIT_LIMIT or the sources' limit so fewer files are needed."
         )
-    encoder = Encoder(SITEMAPINDEX, max_bytes=conf.MAX_BYTES)
-    size, gzip_size, sha256 = write_document(
-        destination.staging, INDEX_FILENAME, encoder.stream(index_runs(entries)), options.gzip
-    )
-    if encoder.cut:
+
+    def on_cut(encoder: Encoder) -> None:
         raise BuildError(
             f"The index of {len(entries):,} files passes SITEMAPKIT_MAX_BYTES "
             f"({conf.MAX_BYTES:,} bytes); raise the setting or the sources' limit."
         )
+
+    document = open_document(
+        index_runs(entries), SITEMAPINDEX, max_urls=MAX_URLS, max_bytes=conf.MAX_BYTES
+    )
+    assert document is not None, "a build with no URL publishes nothing"
+    size, gzip_size, sha256 = write_document(
+        destination.staging, INDEX_FILENAME, encoded(document, on_cut), options.gzip
+    )
+    encoder = document.encoder
     return ManifestFile(INDEX_FILENAME, encoder.count, encoder.newest, size, gzip_size, sha256)
 
 

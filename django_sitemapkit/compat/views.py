@@ -34,24 +34,23 @@ from django.views.decorators.http import require_safe
 from django_sitemapkit.compat.pages import ContribPager, every_lastmod
 from django_sitemapkit.compat.plan import contrib_source
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.documents import first_run, fitting, index_lastmod, page_runs
-from django_sitemapkit.encoding.encoder import Encoder, Entry, Lines, urlset
+from django_sitemapkit.documents import fitting, index_lastmod, page_runs
+from django_sitemapkit.encoding.encoder import Encoder, Entry, urlset
 from django_sitemapkit.locations.policy import LocationPolicy, entry_context, fixed_script_prefix
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import site_for_request
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
-from django_sitemapkit.sources.rows import close_iterator
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.views.database import checked_index
 from django_sitemapkit.views.http import (
-    ClosingStream,
     Representation,
     answered,
     as_is,
     document_response,
     weak_etag,
 )
+from django_sitemapkit.views.streams import page_body as stream
 
 logger = logging.getLogger("django_sitemapkit")
 #: The header contrib's views add to every document they answer.
@@ -111,7 +110,11 @@ def index(
         seed = "".join(f"{entry.loc} {entry.lastmod}\n" for entry in entries)
         etag = weak_etag(site, content_type, "compat-index", digest(seed))
         response = document_response(
-            request, representation(content_type), etag, newest, lambda: checked_index(entries)
+            request,
+            representation(content_type),
+            etag,
+            newest,
+            lambda: checked_index(entries[:MAX_URLS], len(entries)),
         )
         return with_robots_tag(response)
 
@@ -172,29 +175,8 @@ def page_body(
         fitting(page_runs(plan, number, None, tally), plan.section, layout, tally)
         for plan, tally in ((plan, Tally()) for plan in found)
     )
-    started = first_run(runs)
-    if started is None:
-        logger.error(
-            "Page %s of sitemap section(s) %s has no valid entry (see the warnings above, if "
-            "any); it is answered with 404.",
-            number,
-            ", ".join(repr(plan.section) for plan in found),
-        )
-        raise Http404(f"Page {number} has no valid entry.")
-    if request.method == "HEAD":
-        close_iterator(started)
-        return iter(())
-    encoder = Encoder(layout, max_urls=MAX_URLS, max_bytes=conf.MAX_BYTES)
-    return ClosingStream(encoded(encoder, started, document), runs)
 
-
-def encoded(encoder: Encoder, runs: Iterator[Lines], document: str) -> Iterator[bytes]:
-    try:
-        yield from encoder.stream(runs)
-    finally:
-        # Release the items (and their cursor) now, even if the client left.
-        close_iterator(runs)
-    if encoder.cut:
+    def on_cut(encoder: Encoder) -> None:
         logger.error(
             "%s was cut after %s URLs: the next one would take it past %s URLs or %s bytes "
             "(SITEMAPKIT_MAX_BYTES). Lower the section's limit so every page fits.",
@@ -203,6 +185,16 @@ def encoded(encoder: Encoder, runs: Iterator[Lines], document: str) -> Iterator[
             f"{MAX_URLS:,}",
             f"{conf.MAX_BYTES:,}",
         )
+
+    return stream(
+        request,
+        runs,
+        layout,
+        max_urls=MAX_URLS,
+        max_bytes=conf.MAX_BYTES,
+        document=document,
+        on_cut=on_cut,
+    )
 
 
 def digest(text: str) -> str:

@@ -11,11 +11,12 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import (
     Section,
-    first_run,
+    encoded,
     fitting,
     index_entries,
     index_runs,
     indexed_pages,
+    open_document,
     page_runs,
     sections,
 )
@@ -25,23 +26,21 @@ from django_sitemapkit.encoding.encoder import (
     Encoder,
     Entry,
     Layout,
-    Lines,
     url_element,
 )
 from django_sitemapkit.locations.policy import index_path, page_path
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
-from django_sitemapkit.sources.plan import Plan, compile_plan
-from django_sitemapkit.sources.rows import close_iterator
+from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.http import (
     HTML,
-    ClosingStream,
     Representation,
     document_response,
     weak_etag,
 )
+from django_sitemapkit.views.streams import page_body
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -78,26 +77,31 @@ def database_index(
                 f"{MAX_URLS:,}",
                 f"{len(entries):,}",
             )
-        return checked_index(entries)
+        return checked_index(entries[:MAX_URLS], len(entries))
 
     etag = sections_etag(site, representation.label, found)
     return document_response(request, representation, etag, lastmod, body)
 
 
-def checked_index(entries: list[Entry]) -> Iterator[bytes]:
-    """The index's bytes, logging an error if ``SITEMAPKIT_MAX_BYTES`` cut it short."""
-    encoder = Encoder(SITEMAPINDEX, max_bytes=conf.MAX_BYTES)
-    yield from encoder.stream(index_runs(entries))
-    # A cut at the 50,000-entry cap was reported before the first byte.
-    if encoder.cut and encoder.count < MAX_URLS:
+def checked_index(entries: list[Entry], pages: int) -> Iterator[bytes]:
+    """The index of ``entries`` (the first of ``pages``), logging an error if
+    ``SITEMAPKIT_MAX_BYTES`` cut it short."""
+
+    def on_cut(encoder: Encoder) -> None:
         logger.error(
             "The sitemap index was cut after %s of %s pages: the next one would take it "
             "past %s bytes (SITEMAPKIT_MAX_BYTES). Raise SITEMAPKIT_MAX_BYTES, or "
             "SITEMAPKIT_LIMIT so that fewer pages are needed.",
             f"{encoder.count:,}",
-            f"{len(entries):,}",
+            f"{pages:,}",
             f"{conf.MAX_BYTES:,}",
         )
+
+    document = open_document(
+        index_runs(entries), SITEMAPINDEX, max_urls=MAX_URLS, max_bytes=conf.MAX_BYTES
+    )
+    assert document is not None, "an index lists at least one page"
+    return encoded(document, on_cut)
 
 
 def database_page(
@@ -120,7 +124,6 @@ def database_page(
         etag = weak_etag(
             site, representation.label, section, page, plan.page_size, *stats.fingerprint
         )
-    head_only = request.method == "HEAD"
 
     def body() -> Iterator[bytes]:
         origin = site.origin
@@ -130,19 +133,6 @@ def database_page(
         runs = fitting(
             page_runs(plan, page, stats.start, tally, element), plan.section, plan.document, tally
         )
-        started = first_run(runs)
-        if started is None:
-            logger.error(
-                "Page %s of sitemap source %r has no valid entry (see the warnings above); "
-                "it is answered with 404.",
-                page,
-                section,
-            )
-            raise Http404(f"Sitemap section {section!r} page {page} has no valid entry.")
-        if head_only:
-            # HEAD has its answer: release the rows (and their cursor) now.
-            close_iterator(started)
-            return iter(())
         layout: Layout = plan.document
         max_bytes = conf.MAX_BYTES
         if html_page:
@@ -150,45 +140,30 @@ def database_page(
             # The XML page's URL limit; its byte cap is the XML's, not this document's.
             layout = html.page_layout(section, page, index_url, origin.url)
             max_bytes = sys.maxsize
-        encoder = Encoder(layout, max_urls=plan.url_limit, max_bytes=max_bytes)
-        return ClosingStream(checked_page(encoder, started, plan, page), runs)
+        return page_body(
+            request,
+            runs,
+            layout,
+            max_urls=plan.url_limit,
+            max_bytes=max_bytes,
+            document=f"Page {page} of sitemap source {section!r}",
+            on_cut=lambda encoder: page_cut(encoder, plan.section, page),
+        )
 
     return document_response(request, representation, etag, stats.lastmod, body)
 
 
-def checked_page(encoder: Encoder, runs: Iterator[Lines], plan: Plan, page: int) -> Iterator[bytes]:
-    """The page's bytes, logging an error if ``SITEMAPKIT_MAX_BYTES`` cut it short."""
-    try:
-        yield from encoder.stream(runs)
-    except Exception as exc:
-        # Headers and part of the body are sent: no status can say it now. The
-        # encoder writes no closing tag after an error, and the server closes
-        # the connection (without the last chunk of a chunked body), so the
-        # client sees a truncated document, never a short but complete one.
-        logger.exception(
-            "Page %s of sitemap source %r failed after %s URLs were encoded (%s: %s); the "
-            "response ends there, without its closing tag.",
-            page,
-            plan.section,
-            f"{encoder.count:,}",
-            type(exc).__name__,
-            exc,
-        )
-        raise
-    finally:
-        # Release the rows (and their cursor) now, even if the client left.
-        close_iterator(runs)
-    if encoder.cut and encoder.count < plan.url_limit:
-        logger.error(
-            "Page %s of sitemap source %r was cut after %s URLs: the next one would take it "
-            "past %s bytes (SITEMAPKIT_MAX_BYTES). Set limit = %s on the source so every "
-            "page fits.",
-            page,
-            plan.section,
-            f"{encoder.count:,}",
-            f"{conf.MAX_BYTES:,}",
-            encoder.count,
-        )
+def page_cut(encoder: Encoder, section: str, page: int) -> None:
+    logger.error(
+        "Page %s of sitemap source %r was cut after %s URLs: the next one would take it "
+        "past %s bytes (SITEMAPKIT_MAX_BYTES). Set limit = %s on the source so every "
+        "page fits.",
+        page,
+        section,
+        f"{encoder.count:,}",
+        f"{conf.MAX_BYTES:,}",
+        encoder.count,
+    )
 
 
 def database_html_index(request: HttpRequest, site: SitemapSite) -> HttpResponseBase:
