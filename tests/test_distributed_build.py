@@ -26,11 +26,13 @@ from factories import bulk_articles
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
-from django_sitemapkit.build.planning import ShardJob, section_fingerprint
+from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.planning import ShardJob, section_fingerprint, settings_fingerprint
 from django_sitemapkit.distributed.jobs import ShardTask, to_payload
 from django_sitemapkit.distributed.staging import STAGING_DIRECTORY
 from django_sitemapkit.distributed.worker import run_shard
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.sources.plan import compile_plan
 
 pytestmark = pytest.mark.django_db
@@ -210,6 +212,41 @@ def test_the_worker_refuses_a_job_planned_with_other_code_or_settings(
         "from page 1 (rows from the section's start) with other code or settings than the "
         f"coordinator planned with (section fingerprint {here} here, 0123456789abcdef there): "
         "deploy the same code and settings to the coordinator and the workers."
+    )
+    assert stored(storage) == {}
+
+
+@pytest.mark.parametrize(
+    ("storage_alias", "staging"),
+    [
+        ("default", ".sitemapkit-staging/b1/"),
+        ("sitemaps", "elsewhere/b1/"),
+    ],
+)
+def test_the_worker_refuses_to_stage_where_its_settings_keep_no_files(
+    sources: Sources, storage: InMemoryStorage, storage_alias: str, staging: str
+) -> None:
+    sources(TenPerPage)
+    bulk_articles(3, updated_at=UPDATED)
+    task = ShardTask(
+        build="b1",
+        site="default",
+        storage=storage_alias,
+        staging=staging,
+        job=ShardJob("articles", 0, None, None),
+        gzip=True,
+        validate=False,
+        section=section_fingerprint(compile_plan(TenPerPage())),
+        settings=settings_fingerprint(default_site(), BuildOptions(gzip=True)),
+    )
+    with pytest.raises(BuildError) as raised:
+        run_shard(to_payload(task))
+    assert str(raised.value) == (
+        f"This worker ({socket.gethostname()}) would stage the shard of section 'articles' "
+        f"from page 1 (rows from the section's start) in storage {storage_alias!r} under "
+        f"{staging!r}, but its settings keep the site's files in SITEMAPKIT_STORAGE "
+        "'sitemaps', staged under '.sitemapkit-staging/': "
+        "deploy the same settings to the coordinator and the workers."
     )
     assert stored(storage) == {}
 

@@ -1,4 +1,5 @@
-"""A local directory, published atomically as a set.
+"""A local directory, published atomically as a set; and which destination a site's
+files go to (``destination_for()``).
 
 Each build writes a whole new directory beside the output directory,
 ``.<name>.builds/<build id>/``: its new files, and a hard link to each
@@ -28,11 +29,14 @@ from django_sitemapkit.build.destinations import (
     RECORD_FILENAME,
     Destination,
     Staging,
+    StorageDestination,
 )
 from django_sitemapkit.build.locks import held_lock
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import FileRecord, Record
 from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.places import files_place
 
 LOCK_NAME = ".lock"
 PARTIAL_SUFFIX = ".partial"
@@ -185,3 +189,18 @@ def exchange(first: Path, second: Path) -> bool:
         return False
     result = renameat2(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE)
     return bool(result == 0)
+
+
+def destination_for(site: SitemapSite, output: str | os.PathLike[str] | None = None) -> Destination:
+    """Where ``site``'s files go (``sites.places``, the very place they are served
+    from): a directory published by a link, or a storage."""
+    place = files_place(site, output)
+    if place is None:
+        raise BuildError(
+            "Nowhere to write: pass --output DIR, or set SITEMAPKIT_OUTPUT_DIR (a directory) "
+            "or SITEMAPKIT_STORAGE (an alias of STORAGES)."
+        )
+    if place.directory is not None:
+        return DirectoryDestination(place.directory)
+    assert place.storage is not None
+    return StorageDestination(place.storage, place.prefix)

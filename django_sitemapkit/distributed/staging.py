@@ -20,10 +20,9 @@ from typing import Any
 from django.core.files.storage import Storage
 
 from django_sitemapkit.build.destinations import StorageDestination, save_exact
-from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.sites.configured import SitemapSite
-from django_sitemapkit.views.serving import site_prefix
+from django_sitemapkit.sites.places import files_place
 
 logger = logging.getLogger("django_sitemapkit")
 STAGING_DIRECTORY = ".sitemapkit-staging"
@@ -38,21 +37,21 @@ THREADS = 16
 def shared_destination(site: SitemapSite, output: str | None) -> SharedStaging:
     """Where a distributed build of ``site`` publishes: ``SITEMAPKIT_STORAGE``, which every
     worker writes to, and the views serve from."""
-    if output is not None or conf.OUTPUT_DIR is not None:
-        where = "--output" if output is not None else "SITEMAPKIT_OUTPUT_DIR"
+    place = files_place(site, output)
+    if place is not None and place.directory is not None:
         raise BuildError(
             f"A distributed build (--via) writes through SITEMAPKIT_STORAGE, which workers on "
-            f"other machines share, and not to a directory of this one ({where}): set "
+            f"other machines share, and not to a directory of this one ({place.setting}): set "
             "SITEMAPKIT_STORAGE to a storage every machine reaches (S3, say) and remove "
-            f"{where}."
+            f"{place.setting}."
         )
-    if conf.STORAGE is None:
+    if place is None or place.storage is None:
         raise BuildError(
             "A distributed build (--via) writes through SITEMAPKIT_STORAGE, which is not set: "
             "set it to the alias of a storage in STORAGES that every machine reaches (S3, say)."
         )
     build = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(4)
-    return SharedStaging(conf.STORAGE, site_prefix(site), build)
+    return SharedStaging(place.storage, place.prefix, build)
 
 
 def build_wanted(storage: Storage, staging: str) -> bool:

@@ -28,10 +28,11 @@ from django_sitemapkit.build.render import render_shard
 from django_sitemapkit.build.selection import selected_sites
 from django_sitemapkit.build.validation import validate_staged
 from django_sitemapkit.distributed.jobs import ShardTask, Worker, from_payload, result_payload
-from django_sitemapkit.distributed.staging import MARKER, build_wanted
+from django_sitemapkit.distributed.staging import MARKER, STAGING_DIRECTORY, build_wanted
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.places import files_place
 from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import range_stats
@@ -50,6 +51,7 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
         )
     plan = compile_plan(source, site)
     check_fingerprints(task, plan, site)
+    check_place(task, site)
     storage = storages[task.storage]
     with tempfile.TemporaryDirectory(prefix="sitemapkit-shard-") as directory:
         staging = Staging(directory)
@@ -87,6 +89,24 @@ def check_fingerprints(task: ShardTask, plan: Plan, site: SitemapSite) -> None:
                 f"coordinator planned with ({what} fingerprint {found[what]} here, {expected} "
                 "there): deploy the same code and settings to the coordinator and the workers."
             )
+
+
+def check_place(task: ShardTask, site: SitemapSite) -> None:
+    """Refuse to stage anywhere but where this worker's settings keep the site's files
+    (``sites.places``, the rule the coordinator and the views follow too)."""
+    place = files_place(site)
+    staging = None if place is None else f"{place.prefix}{STAGING_DIRECTORY}/"
+    if place is None or task.storage != place.storage or not task.staging.startswith(staging or ""):
+        here = (
+            "nowhere"
+            if place is None
+            else f"in {place.setting} {place.storage!r}, staged under {staging!r}"
+        )
+        raise BuildError(
+            f"This worker ({socket.gethostname()}) would stage {task.describe()} in storage "
+            f"{task.storage!r} under {task.staging!r}, but its settings keep the site's files "
+            f"{here}: deploy the same settings to the coordinator and the workers."
+        )
 
 
 @contextmanager

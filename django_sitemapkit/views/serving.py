@@ -7,7 +7,6 @@ Where the files are read from is ``file_stores.py`` (and ``s3_storage.py``).
 
 from __future__ import annotations
 
-import os
 import re
 
 from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
@@ -19,6 +18,7 @@ from django.utils.http import http_date
 from django_sitemapkit.conf import conf
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.places import files_place, site_directory
 from django_sitemapkit.views.negotiation import accepts_gzip
 from django_sitemapkit.views.s3 import S3Directory, read_as_s3
 from django_sitemapkit.views.stores import (
@@ -28,11 +28,9 @@ from django_sitemapkit.views.stores import (
     StorageUnavailable,
     local_directory,
     reaching,
-    site_directory,
-    site_prefix,
 )
 
-# Imported from here by the views, robots.py and build/places.py.
+# Imported from here by the views and robots.py.
 __all__ = [
     "FILE_MODES",
     "GZIP_CONTENT_TYPE",
@@ -40,8 +38,6 @@ __all__ = [
     "StorageUnavailable",
     "built_files",
     "file_response",
-    "site_directory",
-    "site_prefix",
 ]
 
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
@@ -60,24 +56,25 @@ FILE_BLOCK_SIZE = 256 * 1024
 def built_files(site: SitemapSite) -> LocalDirectory | StorageDirectory:
     """Where ``site``'s files are: the directory or storage itself for a project's only
     site, a directory (or prefix) named after the site for each of several."""
-    # The order build_sitemaps writes in, should both be set (sitemapkit.E021).
-    if conf.OUTPUT_DIR is not None:
-        return LocalDirectory(site_directory(os.fspath(conf.OUTPUT_DIR), site))
-    if conf.STORAGE is not None:
-        storage = storages[conf.STORAGE]
-        directory = local_directory(storage)
-        # A storage on the local disk (FileSystemStorage) is served as a
-        # directory is, so a symbolic link, a FIFO or a directory planted under
-        # a sitemap's name is refused the same way.
-        if directory is not None:
-            return LocalDirectory(site_directory(directory, site))
-        if read_as_s3(storage):
-            return S3Directory(conf.STORAGE, storage, site_prefix(site))
-        return StorageDirectory(conf.STORAGE, storage, site_prefix(site))
-    raise ImproperlyConfigured(
-        f"SITEMAPKIT_SERVE is {conf.SERVE!r} but neither SITEMAPKIT_OUTPUT_DIR nor "
-        "SITEMAPKIT_STORAGE is set, so there are no files to serve."
-    )
+    place = files_place(site)
+    if place is None:
+        raise ImproperlyConfigured(
+            f"SITEMAPKIT_SERVE is {conf.SERVE!r} but neither SITEMAPKIT_OUTPUT_DIR nor "
+            "SITEMAPKIT_STORAGE is set, so there are no files to serve."
+        )
+    if place.directory is not None:
+        return LocalDirectory(place.directory)
+    assert place.storage is not None
+    storage = storages[place.storage]
+    directory = local_directory(storage)
+    # A storage on the local disk (FileSystemStorage) is served as a directory
+    # is, so a symbolic link, a FIFO or a directory planted under a sitemap's
+    # name is refused the same way.
+    if directory is not None:
+        return LocalDirectory(site_directory(directory, site))
+    if read_as_s3(storage):
+        return S3Directory(place.storage, storage, place.prefix)
+    return StorageDirectory(place.storage, storage, place.prefix)
 
 
 def file_response(request: HttpRequest, name: str, site: SitemapSite) -> HttpResponseBase | None:

@@ -24,7 +24,6 @@ from django.core.files.storage import FileSystemStorage, Storage
 from django.http import Http404
 
 from django_sitemapkit.names import INDEX_FILENAME
-from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.values import aware_utc
 
 # O_NOFOLLOW: a symbolic link in the directory could point anywhere, and the
@@ -212,12 +211,3 @@ def local_directory(storage: Storage) -> str | None:
     if isinstance(storage, FileSystemStorage) and plain:
         return os.fspath(storage.location)
     return None
-
-
-def site_directory(root: str, site: SitemapSite) -> str:
-    return os.path.join(root, site.name) if site.several else root
-
-
-def site_prefix(site: SitemapSite) -> str:
-    """What a storage's names for ``site`` start with."""
-    return f"{site.name}/" if site.several else ""

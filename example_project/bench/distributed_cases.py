@@ -29,6 +29,7 @@ from unittest import mock
 import django_sitemapkit.build as build_module
 from django_sitemapkit.build import BuildPlan, build, local_renderer
 from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.build.selection import selected_sites, site_builds
@@ -36,7 +37,6 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.distributed.coordinator import Dispatch
 from django_sitemapkit.distributed.engines import engine_named
 from django_sitemapkit.distributed.staging import shared_destination
-from django_sitemapkit.sites.places import destination_for
 
 from bench.cases import (
     DISTRIBUTED_CASES,

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django_sitemapkit.build import BuildInterrupted, build
 from django_sitemapkit.build.console import Console
 from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
 from django_sitemapkit.conf import conf
@@ -22,7 +23,6 @@ from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.registry import WHERE_SOURCES_ARE, registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import several_sites
-from django_sitemapkit.sites.places import destination_for
 
 logger = logging.getLogger("django_sitemapkit")
 
