@@ -29,7 +29,6 @@ from django_sitemapkit.names import GZIP_SUFFIX, page_filename
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SitemapSite
-from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import Chunk, close_iterator
@@ -190,7 +189,7 @@ def indexed_pages(found: Iterable[Section]) -> list[IndexedPage]:
     return [
         IndexedPage(section.plan.section, number, lastmod)
         for section in found
-        for number, lastmod in enumerate(page_lastmods(section.plan.pager, section.stats), 1)
+        for number, lastmod in enumerate(section.plan.lastmods(section.stats), 1)
     ]
 
 

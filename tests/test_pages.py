@@ -18,7 +18,6 @@ from testapp.sitemaps import ArticleSource
 from django_sitemapkit import SitemapSource
 from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.sources.keyset import KeyColumn
-from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import RowShape
 
@@ -160,7 +159,7 @@ def test_pages_read_by_keyset_are_the_pages_read_by_offset(
         newest = Article.objects.filter(pk__in=pks).aggregate(newest=Max("updated_at"))["newest"]
         assert (stats.rows, stats.lastmod) == (len(pks), newest)
 
-    assert list(page_lastmods(plan.pager, plan.pager.section_stats())) == [
+    assert list(plan.lastmods(plan.pager.section_stats())) == [
         Article.objects.filter(pk__in=pks).aggregate(newest=Max("updated_at"))["newest"]
         for pks in pages
     ]

@@ -36,7 +36,6 @@ from django_sitemapkit.locations.policy import sitemap_directory
 from django_sitemapkit.names import page_number
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
-from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import Key, range_stats, starts
 
@@ -76,7 +75,7 @@ def section_fingerprint(plan: Plan) -> str:
     """What a section's files depend on beyond its rows: when it changes (a new limit,
     another key, an upgrade of this package), every shard is cut and rendered afresh."""
     cls = type(plan.source)
-    key = getattr(plan.pager, "key", None)
+    key = plan.key
     return fingerprint(
         {
             "version": package_version(),
@@ -87,7 +86,7 @@ def section_fingerprint(plan: Plan) -> str:
             "languages": plan.languages,
             "extensions": plan.document.extensions,
             "key": None if key is None else [list(column) for column in key],
-            "lastmod": getattr(plan.pager, "lastmod_path", None),
+            "lastmod": plan.lastmod_path,
         }
     )
 
@@ -95,10 +94,10 @@ def section_fingerprint(plan: Plan) -> str:
 def plan_section(plan: Plan, recorded: list[Shard] | None, full: bool) -> list[PlannedShard]:
     """The shards of ``plan``'s section: ``recorded`` ones kept or rendered again (all
     rendered if ``full``), or, without a record, cut afresh."""
-    pager = plan.pager
-    if not isinstance(pager, QueryPager) or pager.key is None:
+    pager = plan.queryset
+    if pager is None or pager.key is None:
         names = [f.name for shard in recorded or [] for f in shard.files]
-        if not isinstance(pager, QueryPager):
+        if pager is None:
             return [PlannedShard(plan.section, None, None, names=names)]
         whole = encode_stats(range_stats(pager, [None], None)[0])
         if recorded and len(recorded) == 1 and recorded[0].stats == whole and not full:
@@ -131,9 +130,10 @@ def plan_section(plan: Plan, recorded: list[Shard] | None, full: bool) -> list[P
 
 def cut(plan: Plan, low: Key | None, high: Key | None) -> list[PlannedShard]:
     """The range from ``low`` to ``high`` in shards of ``page_size`` rows."""
-    assert isinstance(plan.pager, QueryPager)
-    lows = [low, *starts(plan.pager, low, high, plan.page_size)]
-    stats = range_stats(plan.pager, lows, high)
+    pager = plan.queryset
+    assert pager is not None, "only a queryset section is cut into ranges"
+    lows = [low, *starts(pager, low, high, plan.page_size)]
+    stats = range_stats(pager, lows, high)
     return [
         PlannedShard(
             plan.section,

@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from itertools import chain, groupby
-from typing import IO
+from typing import IO, Any
 
 from django.db import connections, transaction
 
 from django_sitemapkit.build.destinations import Staging
-from django_sitemapkit.build.manifest import ManifestFile
+from django_sitemapkit.build.manifest import ManifestFile, encode_stats
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import ShardJob
 from django_sitemapkit.build.report import RenderedShard
@@ -34,9 +34,8 @@ from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
-from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan
-from django_sitemapkit.sources.ranges import range_chunks
+from django_sitemapkit.sources.ranges import range_chunks, range_stats
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally
 
@@ -77,24 +76,44 @@ def write_document(
 
 
 @contextmanager
-def streaming_transaction(alias: str | None) -> Iterator[None]:
-    """A transaction around a section's rows, on PostgreSQL in autocommit mode.
+def one_snapshot(alias: str | None) -> Iterator[None]:
+    """One transaction around a shard's stats and its rows, so that the stats recorded
+    describe the rows rendered: PostgreSQL's (a replica's too) in ``REPEATABLE READ``,
+    MySQL's InnoDB in its default, which is that level.
 
-    Outside a transaction, Django declares its server-side cursors ``WITH
-    HOLD``, and PostgreSQL then computes and stores the whole result (the
-    whole section) before it returns the first row. Inside one, the cursor is
-    ``WITHOUT HOLD`` and rows stream from the first fetch. The build only
-    reads in it, so it is rolled back or committed to the same effect.
+    On PostgreSQL it also makes the rows stream: outside a transaction, Django
+    declares its server-side cursors ``WITH HOLD``, and PostgreSQL then computes
+    and stores the whole result before it returns the first row. SQLite gets
+    none: a transaction would hold its lock for the whole shard. There the stats
+    are read just before the rows, so a change between the two makes the next
+    build render the shard again, never miss it. Inside a transaction already
+    (Django Tasks' immediate backend runs a worker's job in the coordinator's),
+    the isolation is that transaction's. The build only reads in it, so it is
+    committed or rolled back to the same effect.
     """
     if alias is None:
         yield
         return
     connection = connections[alias]
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
+    if connection.vendor == "sqlite" or connection.in_atomic_block:
         yield
         return
     with transaction.atomic(using=alias):
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         yield
+
+
+def shard_stats(plan: Plan, job: ShardJob) -> dict[str, Any] | None:
+    """The stats of the shard's rows as they are read to render it (``None`` for a
+    section whose rows are not a queryset: it has none). Every renderer, here or on a
+    worker, records these, never the planning query's, which is older."""
+    pager = plan.queryset
+    if pager is None:
+        return None
+    low, high = (job.low, job.high) if pager.key is not None else (None, None)
+    return encode_stats(range_stats(pager, [low], high)[0])
 
 
 def reported(
@@ -110,8 +129,8 @@ def reported(
 
 def shard_chunks(plan: Plan, job: ShardJob, tally: Tally) -> Iterator[tuple[int, Chunk]]:
     """The shard's rows, cut into pages: a key range, or a section without a key whole."""
-    if isinstance(plan.pager, QueryPager) and plan.pager.key is not None:
-        return range_chunks(plan.pager, job.low, job.high, tally)
+    if plan.queryset is not None and plan.key is not None:
+        return range_chunks(plan.queryset, job.low, job.high, tally)
     return plan.pager.numbered_chunks(tally)
 
 
@@ -127,7 +146,8 @@ def render_shard(
     started = time.monotonic()
     rendered = RenderedShard(job)
     tally = Tally()
-    with streaming_transaction(plan.database):
+    with one_snapshot(plan.database):
+        rendered.stats = shard_stats(plan, job)
         chunks = shard_chunks(plan, job, tally)
         if progress is not None:
             chunks = reported(chunks, lambda: progress(plan.section, tally.rows))

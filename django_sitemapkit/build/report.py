@@ -24,8 +24,8 @@ class RenderedShard:
     #: Files that ended at the byte limit, and pages of rows with no valid entry.
     byte_cuts: int = 0
     empty_pages: int = 0
-    #: The stats of the rows as they were read to render it, when the renderer
-    #: measured them (a distributed build's workers do); else the plan's.
+    #: The stats of the rows as they were read to render it (``render.shard_stats()``);
+    #: ``None`` for a section whose rows are not a queryset.
     stats: dict[str, Any] | None = None
 
 

@@ -79,4 +79,5 @@ def contrib_plan(source: ContribSource, policy: LocationPolicy) -> Plan:
         row_format=RowFormat.INSTANCE,
         writer=writer,
         database=items.db if isinstance(items, QuerySet) else None,
+        lastmods=pager.page_lastmods,
     )

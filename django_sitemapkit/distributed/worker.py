@@ -14,15 +14,11 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.core.files.storage import storages
-from django.db import connections, transaction
 
 from django_sitemapkit.build.destinations import Staging, save_exact
-from django_sitemapkit.build.manifest import encode_stats
 from django_sitemapkit.build.planning import section_fingerprint, settings_fingerprint
 from django_sitemapkit.build.render import render_shard
 from django_sitemapkit.build.selection import selected_sites
@@ -33,9 +29,7 @@ from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.places import files_place
-from django_sitemapkit.sources.pages import QueryPager
 from django_sitemapkit.sources.plan import Plan, compile_plan
-from django_sitemapkit.sources.ranges import range_stats
 
 
 def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
@@ -55,9 +49,7 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
     storage = storages[task.storage]
     with tempfile.TemporaryDirectory(prefix="sitemapkit-shard-") as directory:
         staging = Staging(directory)
-        with one_snapshot(plan.database):
-            stats = shard_stats(plan, task)
-            rendered = render_shard(plan, task.job, staging, task.options)
+        rendered = render_shard(plan, task.job, staging, task.options)
         names = [name for file in rendered.files for name in file.names()]
         if task.validate:
             validate_staged(staging, names)
@@ -72,7 +64,7 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
             with open(staging.path(name), "rb") as content:
                 save_exact(storage, task.staging + name, content, f"storage {task.storage!r}")
     worker = Worker(socket.gethostname(), os.getpid(), started, time.time(), peak_rss())
-    return result_payload(task, rendered, worker, stats)
+    return result_payload(task, rendered, worker, rendered.stats)
 
 
 def check_fingerprints(task: ShardTask, plan: Plan, site: SitemapSite) -> None:
@@ -107,34 +99,6 @@ def check_place(task: ShardTask, site: SitemapSite) -> None:
             f"{task.storage!r} under {task.staging!r}, but its settings keep the site's files "
             f"{here}: deploy the same settings to the coordinator and the workers."
         )
-
-
-@contextmanager
-def one_snapshot(alias: str | None) -> Iterator[None]:
-    """One transaction around the shard's stats and its rows, which on PostgreSQL (a
-    replica too) sees one snapshot, so the stats recorded describe the rows rendered."""
-    if alias is None:
-        yield
-        return
-    connection = connections[alias]
-    # Inside a transaction already (the immediate backend runs the task in the
-    # coordinator's), the isolation is that transaction's to choose.
-    outermost = not connection.in_atomic_block
-    with transaction.atomic(using=alias):
-        if outermost and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        yield
-
-
-def shard_stats(plan: Plan, task: ShardTask) -> dict[str, Any] | None:
-    """The stats of the shard's rows as this worker reads them (``None``: no query)."""
-    pager = plan.pager
-    if not isinstance(pager, QueryPager):
-        return None
-    if pager.key is None:
-        return encode_stats(range_stats(pager, [None], None)[0])
-    return encode_stats(range_stats(pager, [task.job.low], task.job.high)[0])
 
 
 def peak_rss() -> int:

@@ -20,7 +20,7 @@ from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from django_sitemapkit.sources.keyset import from_start
-from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, SectionStats
+from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
 
 # Column aliases of the query that finds each page's newest lastmod without a key.
 ROW_NUMBER = "_sitemapkit_row"
@@ -37,20 +37,11 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def page_lastmods(pager: Pager, stats: SectionStats) -> tuple[LastmodValue | None, ...]:
+def page_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[LastmodValue | None, ...]:
     """The newest lastmod of each of the section's pages (``None`` where unknown)."""
-    pages = -(-stats.rows // pager.page_size)
-    if not isinstance(pager, QueryPager):
-        # A pager that knows a cheaper way (a contrib class's get_latest_lastmod())
-        # says so; else each page's own.
-        own: Any = getattr(pager, "page_lastmods", None)
-        if own is not None:
-            listed: tuple[LastmodValue | None, ...] = own(stats)
-            return listed
-        return tuple(pager.page_stats(page).lastmod for page in range(1, pages + 1))
     if pager.lastmod_path is None:
         # Without a lastmod field there is nothing the database can aggregate.
-        return (None,) * pages
+        return (None,) * -(-stats.rows // pager.page_size)
     queryset = pager.ordered
     key = (pager.section, queryset.db, str(queryset.query), pager.page_size, stats.fingerprint)
     with _lock:

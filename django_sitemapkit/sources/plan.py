@@ -9,9 +9,10 @@ Paging and entry building read the plan; they never read the class again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from django.db.models import QuerySet
@@ -40,8 +41,9 @@ from django_sitemapkit.sources.entries import (
     value_of,
 )
 from django_sitemapkit.sources.extended import extension_prefixes, language_codes
-from django_sitemapkit.sources.keyset import ordering_key
-from django_sitemapkit.sources.pages import Pager, QueryPager
+from django_sitemapkit.sources.keyset import KeyColumn, ordering_key
+from django_sitemapkit.sources.lastmods import page_lastmods
+from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, SectionStats
 from django_sitemapkit.sources.rows import RowShape, raw_values
 from django_sitemapkit.sources.static import StaticPager
 from django_sitemapkit.sources.writer import PageWriter, Writer, compile_writer
@@ -66,6 +68,20 @@ class Plan:
     writer: PageWriter
     #: The database the rows are read from (``None`` for static pages).
     database: str | None
+    #: Each page's newest lastmod for the index, as cheaply as the pager allows.
+    lastmods: Callable[[SectionStats], tuple[LastmodValue | None, ...]]
+    #: The pager of a queryset section, whose rows the build measures and cuts into
+    #: key ranges; ``None`` for static pages and contrib classes (one shard, no stats).
+    queryset: QueryPager | None = None
+
+    @property
+    def key(self) -> Sequence[KeyColumn] | None:
+        """The seek key the build cuts the section's shards by, if it has one."""
+        return None if self.queryset is None else self.queryset.key
+
+    @property
+    def lastmod_path(self) -> str | None:
+        return None if self.queryset is None else self.queryset.lastmod_path
 
     def context(self) -> AbstractContextManager[None]:
         """Where entries are made (``locations.entry_context()``)."""
@@ -252,10 +268,19 @@ def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
 
 
 def finished(
-    source: BaseSource, pager: Pager, row_format: RowFormat, writer: Writer, database: str | None
+    source: BaseSource,
+    pager: QueryPager | StaticPager,
+    row_format: RowFormat,
+    writer: Writer,
+    database: str | None,
 ) -> Plan:
     page_size, url_limit, languages = sizes(source)
     document = urlset(extension_prefixes(source))
+    lastmods: Callable[[SectionStats], tuple[LastmodValue | None, ...]]
+    if isinstance(pager, QueryPager):
+        lastmods, queryset = partial(page_lastmods, pager), pager
+    else:
+        lastmods, queryset = pager.page_lastmods, None
     return Plan(
         source,
         type(source).name,
@@ -267,4 +292,6 @@ def finished(
         row_format,
         writer,
         database,
+        lastmods,
+        queryset,
     )

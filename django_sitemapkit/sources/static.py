@@ -48,6 +48,11 @@ class StaticPager:
         lastmod = self.lastmod(rows)
         return PageStats(len(rows), lastmod, (tuple(rows), lastmod))
 
+    def page_lastmods(self, stats: SectionStats) -> tuple[LastmodValue | None, ...]:
+        """Each page's own: the pages are in memory."""
+        pages = -(-stats.rows // self.page_size)
+        return tuple(self.page_stats(page).lastmod for page in range(1, pages + 1))
+
     def chunks(
         self, page: int, start: tuple[Any, ...] | None = None, tally: Tally | None = None
     ) -> Iterator[Chunk]:
