@@ -19,14 +19,12 @@ from django.core.checks import CheckMessage, Error
 from django.db import models
 
 from django_sitemapkit.sources.declaration import (
-    DECLARED,
     HOOKS,
-    QUERYSET_DECLARED,
-    STATIC_DECLARED,
     BaseSource,
+    Declaration,
     SitemapSource,
     StaticSource,
-    declared,
+    documented,
 )
 
 #: The declarations whose values other checks examine, kinds included.
@@ -170,27 +168,19 @@ HOOK_HINTS = {
 
 def check_kinds(source: BaseSource) -> list[CheckMessage]:
     """E031: a hook that is not a method, or a declaration of the wrong kind."""
+    declaration = Declaration(source)
     base, attributes = documented(source)
     errors = [
-        kind_error(source, hook, declared(source, hook), "a method", HOOK_HINTS[base, hook])
+        kind_error(source, hook, declaration.hook(hook), "a method", HOOK_HINTS[base, hook])
         for hook in HOOKS
-        if (base, hook) in HOOK_HINTS and not callable(declared(source, hook))
+        if (base, hook) in HOOK_HINTS and not callable(declaration.hook(hook))
     ]
     for attribute in attributes:
         kind = KINDS.get(attribute)
-        value = declared(source, attribute)
+        value = declaration[attribute]
         if kind is not None and not kind.accepts(value):
             errors.append(kind_error(source, attribute, value, kind.expected, kind.hint(value)))
     return errors
-
-
-def documented(source: BaseSource) -> tuple[type[BaseSource], tuple[str, ...]]:
-    """The documented class the source derives from, and the attributes it declares."""
-    if isinstance(source, SitemapSource):
-        return SitemapSource, DECLARED + QUERYSET_DECLARED
-    if isinstance(source, StaticSource):
-        return StaticSource, DECLARED + STATIC_DECLARED
-    return BaseSource, DECLARED
 
 
 def kind_error(

@@ -18,7 +18,7 @@ from django_sitemapkit.extensions import (
     Related,
     RelatedQuery,
 )
-from django_sitemapkit.sources.declaration import BaseSource, SitemapSource
+from django_sitemapkit.sources.declaration import BaseSource, Declaration, SitemapSource
 from django_sitemapkit.sources.extended import has_alternates, language_codes
 
 
@@ -35,7 +35,7 @@ def check_extensions(source: BaseSource) -> list[CheckMessage]:
 def check_languages(source: BaseSource) -> list[CheckMessage]:
     if not source.i18n:
         return []
-    languages = list(language_codes(source))
+    languages = list(language_codes(Declaration(source)))
     bad = [code for code in languages if not isinstance(code, str) or not HREFLANG.fullmatch(code)]
     if languages and not bad and len(set(languages)) == len(languages):
         return []
@@ -55,7 +55,7 @@ def check_languages(source: BaseSource) -> list[CheckMessage]:
 def check_alternates(source: BaseSource) -> list[CheckMessage]:
     declared = type(source).alternates
     if callable(declared) or declared is False or (declared is True and source.i18n):
-        if not source.x_default or has_alternates(source):
+        if not source.x_default or has_alternates(Declaration(source)):
             return []
         declared = "x_default = True"
     return [

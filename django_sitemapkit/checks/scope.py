@@ -25,10 +25,10 @@ from django_sitemapkit.locations.templates import PCHAR_SAFE
 from django_sitemapkit.locations.uris import without_dot_segments
 from django_sitemapkit.sources.declaration import (
     BaseSource,
+    Declaration,
     SitemapSource,
     StaticPage,
     StaticSource,
-    overrides,
 )
 
 
@@ -46,11 +46,13 @@ def falls_outside(source: BaseSource, directory: str) -> bool:
         # may put its own prefix in front of the URL.
         return False
     if isinstance(source, SitemapSource):
-        if source.url_name is None or overrides(source, "location", SitemapSource):
+        if source.url_name is None or Declaration(source).overrides("location", SitemapSource):
             return False
         starts = pattern_starts(source.url_name)
         return bool(starts) and not any(may_lead_into(start, directory) for start in starts)
-    if isinstance(source, StaticSource) and not overrides(source, "location", StaticSource):
+    if isinstance(source, StaticSource) and not Declaration(source).overrides(
+        "location", StaticSource
+    ):
         paths = [static_path(item) for item in source.urls]
         if not paths or None in paths:
             return False

@@ -22,11 +22,11 @@ from django_sitemapkit.names import SECTION_NAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources.declaration import (
     BaseSource,
+    Declaration,
     Field,
     SitemapSource,
     StaticPage,
     StaticSource,
-    overrides,
 )
 from django_sitemapkit.sources.plan import columns
 from django_sitemapkit.values import CHANGEFREQS, format_lastmod, format_priority
@@ -172,7 +172,7 @@ def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
     errors = check_field_paths(source)
     if source.url_name is not None:
         errors += check_url_name(source, source.url_name, set(source.url_kwargs))
-    elif not overrides(source, "location", SitemapSource) and not hasattr(
+    elif not Declaration(source).overrides("location", SitemapSource) and not hasattr(
         source.get_queryset().model, "get_absolute_url"
     ):
         errors.append(
@@ -191,7 +191,7 @@ def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
 def check_field_paths(source: SitemapSource) -> list[CheckMessage]:
     errors: list[CheckMessage] = []
     ordering = [path.removeprefix("-") for path in source.ordering]
-    for path in dict.fromkeys([*columns(source, lastmod=True), *ordering]):
+    for path in dict.fromkeys([*columns(Declaration(source), lastmod=True), *ordering]):
         try:
             source.get_queryset().values(path)
         except FieldError:

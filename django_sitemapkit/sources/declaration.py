@@ -212,11 +212,39 @@ def field_value(row: Any, path: str) -> Any:
     return value
 
 
-def declared(source: BaseSource, attribute: str) -> Any:
-    """What the class declares for a documented ``attribute`` (a method stays a function)."""
-    return getattr(type(source), attribute)
+def documented(source: BaseSource) -> tuple[type[BaseSource], tuple[str, ...]]:
+    """The documented class ``source`` derives from, and the attributes it may declare."""
+    if isinstance(source, SitemapSource):
+        return SitemapSource, DECLARED + QUERYSET_DECLARED
+    if isinstance(source, StaticSource):
+        return StaticSource, DECLARED + STATIC_DECLARED
+    return BaseSource, DECLARED
 
 
-def overrides(source: BaseSource, hook: str, base: type[BaseSource]) -> bool:
-    """Whether the project's class replaces ``base``'s ``hook``."""
-    return getattr(type(source), hook) is not getattr(base, hook)
+class Declaration:
+    """What a source's class declares, read once, as ``Model._meta`` is for a model:
+    a plan is compiled from this snapshot and never looks a name up on the class
+    again. Only the documented names are read (``DECLARED``, the names of its
+    kind, and ``HOOKS``), so the rest of the class stays the project's."""
+
+    __slots__ = ("_hooks", "_values", "base", "name", "source")
+
+    def __init__(self, source: BaseSource) -> None:
+        cls = type(source)
+        self.base, names = documented(source)
+        self.source = source
+        self.name: str = cls.name
+        self._values: dict[str, Any] = {name: getattr(cls, name) for name in names}
+        self._hooks: dict[str, Any] = {hook: getattr(cls, hook, None) for hook in HOOKS}
+
+    def __getitem__(self, attribute: str) -> Any:
+        """What the class declares for ``attribute`` (a method stays a function)."""
+        return self._values[attribute]
+
+    def hook(self, name: str) -> Any:
+        """What the class has for the hook ``name`` (``None`` if nothing)."""
+        return self._hooks[name]
+
+    def overrides(self, hook: str, base: type[BaseSource]) -> bool:
+        """Whether the project's class replaces ``base``'s ``hook``."""
+        return self._hooks[hook] is not getattr(base, hook)

@@ -21,7 +21,7 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
 from django_sitemapkit.locations.reversal import compiled_reverse
 from django_sitemapkit.locations.templates import UrlTemplate, quick_locator
-from django_sitemapkit.sources.declaration import BaseSource, Field, declared, field_value
+from django_sitemapkit.sources.declaration import BaseSource, Declaration, Field, field_value
 from django_sitemapkit.sources.rows import RowShape
 from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
 
@@ -50,10 +50,10 @@ class Value:
     read: Callable[[Any], str | None] | None = None
 
 
-def field_path(source: BaseSource, attribute: str, queryset_source: bool) -> str | None:
+def field_path(declaration: Declaration, attribute: str, queryset_source: bool) -> str | None:
     """The field path ``attribute`` is read from, if it is declared as one; on a queryset
     source a plain string ``lastmod`` is a field path too."""
-    value = declared(source, attribute)
+    value = declaration[attribute]
     if isinstance(value, Field):
         return value.path
     if attribute == "lastmod" and queryset_source and isinstance(value, str):
@@ -84,21 +84,21 @@ def _instance_value(row: Any, path: str) -> Any:
 
 
 def value_of(
-    source: BaseSource,
+    declaration: Declaration,
     attribute: str,
     path: str | None,
     read_field: Callable[[str], Reader],
     shape: RowShape | None,
 ) -> Value:
     """``lastmod``, ``changefreq`` or ``priority``: a constant, a field, or a method."""
-    value = declared(source, attribute)
+    value = declaration[attribute]
     formatter = FORMATTERS[attribute]
     if path is not None:
         if attribute == "lastmod" and shape is not None:
             return Value(read=shape.lastmod_reader(path))
         read = read_field(path)
     elif callable(value):
-        read = getattr(source, attribute)
+        read = getattr(declaration.source, attribute)
     elif value is None:
         return Value()
     else:
@@ -106,7 +106,7 @@ def value_of(
             return Value(constant=formatter(value))
         except InvalidEntry as exc:
             # The system checks report this at start-up; this is the backstop.
-            raise ImproperlyConfigured(f"Source {type(source).name!r} declares {exc}.") from exc
+            raise ImproperlyConfigured(f"Source {declaration.name!r} declares {exc}.") from exc
 
     def formatted(row: Any) -> str | None:
         found = read(row)

@@ -17,7 +17,7 @@ from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import News, Related, RelatedQuery
 from django_sitemapkit.locations.policy import LocationPolicy
-from django_sitemapkit.sources.declaration import BaseSource, declared
+from django_sitemapkit.sources.declaration import Declaration
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -31,27 +31,27 @@ Maker = Callable[[Any], Entry]
 Reader = Callable[[Any], Any]
 
 
-def has_alternates(source: BaseSource) -> bool:
-    value = declared(source, "alternates")
-    return callable(value) or (value is True and bool(declared(source, "i18n")))
+def has_alternates(declaration: Declaration) -> bool:
+    value = declaration["alternates"]
+    return callable(value) or (value is True and bool(declaration["i18n"]))
 
 
-def extension_prefixes(source: BaseSource) -> tuple[str, ...]:
+def extension_prefixes(declaration: Declaration) -> tuple[str, ...]:
     """The extension prefixes this source's documents declare and may use."""
     used = {
-        extensions.ALTERNATES: has_alternates(source),
-        extensions.IMAGES: declared(source, "images") is not None,
-        extensions.VIDEOS: declared(source, "videos") is not None,
-        extensions.NEWS: declared(source, "news") is not None,
+        extensions.ALTERNATES: has_alternates(declaration),
+        extensions.IMAGES: declaration["images"] is not None,
+        extensions.VIDEOS: declaration["videos"] is not None,
+        extensions.NEWS: declaration["news"] is not None,
     }
     return tuple(prefix for prefix, is_used in used.items() if is_used)
 
 
-def language_codes(source: BaseSource) -> tuple[str | None, ...]:
+def language_codes(declaration: Declaration) -> tuple[str | None, ...]:
     """The languages each row is listed in; ``(None,)`` for one URL per row."""
-    if not declared(source, "i18n"):
+    if not declaration["i18n"]:
         return (None,)
-    languages = declared(source, "languages")
+    languages = declaration["languages"]
     if languages is not None:
         return tuple(languages)
     return tuple(code for code, _ in settings.LANGUAGES)
@@ -133,18 +133,18 @@ def checked_items(
 
 
 def alternates_reader(
-    source: BaseSource, policy: LocationPolicy, default_maker: Maker | None
+    declaration: Declaration, policy: LocationPolicy, default_maker: Maker | None
 ) -> Callable[[Any, LanguageEntries], Links]:
     """A function from a row (and its entries per language) to its alternates;
     ``default_maker`` makes the row's entry in ``LANGUAGE_CODE`` for ``x_default``."""
-    if callable(declared(source, "alternates")):
-        method = source.alternates
+    if callable(declaration["alternates"]):
+        method = declaration.source.alternates
 
         def mapped(row: Any, made: LanguageEntries) -> Links:
             return extensions.format_alternates(method(row), made[0][1].loc, policy)
 
         return mapped
-    if not has_alternates(source):
+    if not has_alternates(declaration):
         return lambda row, made: ()
     default_code = settings.LANGUAGE_CODE
 
@@ -165,10 +165,10 @@ def alternates_reader(
 
 
 def items_reader(
-    source: BaseSource, attribute: str, pk_of: Reader | None
+    declaration: Declaration, attribute: str, pk_of: Reader | None
 ) -> Callable[[Any, RelatedValues], Iterable[Any]]:
     """Images or videos of a row: from the chunk's related values, or a per-row method."""
-    value = declared(source, attribute)
+    value = declaration[attribute]
     if value is None:
         return lambda row, related: ()
     if isinstance(value, Related):
@@ -184,7 +184,7 @@ def items_reader(
             return extensions.related_videos(names, values)
 
         return from_related
-    method = getattr(source, attribute)
+    method = getattr(declaration.source, attribute)
 
     def from_method(row: Any, related: RelatedValues) -> Iterable[Any]:
         values: Iterable[Any] | None = method(row)
@@ -208,10 +208,10 @@ def news_reader(
     return lambda row: extensions.format_news(news, title_of(row), published_of(row))
 
 
-def related_queries(source: BaseSource, model: Any, using: str) -> dict[str, RelatedQuery]:
+def related_queries(declaration: Declaration, model: Any, using: str) -> dict[str, RelatedQuery]:
     """``RelatedQuery`` of each extension declared as :class:`Related`."""
     return {
         attribute: RelatedQuery(model, value, using)
         for attribute in ("images", "videos")
-        if isinstance(value := declared(source, attribute), Related)
+        if isinstance(value := declaration[attribute], Related)
     }

@@ -25,11 +25,10 @@ from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import default_site
 from django_sitemapkit.sources.declaration import (
     BaseSource,
+    Declaration,
     SitemapSource,
     StaticPage,
     StaticSource,
-    declared,
-    overrides,
 )
 from django_sitemapkit.sources.entries import (
     EntryMaker,
@@ -108,96 +107,100 @@ def compile_plan(
         # The sitemap's directory too is read in LANGUAGE_CODE, as the sources'
         # URLs are: under i18n_patterns it depends on the language.
         policy = policy or LocationPolicy.for_site(site)
-        if isinstance(source, SitemapSource):
-            return queryset_plan(source, site, policy)
         if isinstance(source, AdaptedSource):
             return source.compiled(policy)
+        # The class is read once, here: everything below reads this snapshot.
+        declaration = Declaration(source)
+        if isinstance(source, SitemapSource):
+            return queryset_plan(declaration, site, policy)
         assert isinstance(source, StaticSource), source
-        return static_plan(source, policy)
+        return static_plan(declaration, policy)
 
 
-def sizes(source: BaseSource) -> tuple[int, int, tuple[str | None, ...]]:
+def sizes(declaration: Declaration) -> tuple[int, int, tuple[str | None, ...]]:
     """Rows per page (as many as keep every page within its URL limit), URLs per page,
     and the languages."""
-    limit = declared(source, "limit")
+    limit = declaration["limit"]
     size = min(conf.LIMIT, limit or MAX_URLS)
-    if declared(source, "news") is not None:
+    if declaration["news"] is not None:
         size = min(size, extensions.MAX_NEWS)
-    languages = language_codes(source)
+    languages = language_codes(declaration)
     rows = max(1, size // len(languages))
     return rows, rows * len(languages), languages
 
 
-def row_format(source: SitemapSource, located_by_hook: bool) -> RowFormat:
+def row_format(declaration: Declaration, located_by_hook: bool) -> RowFormat:
     """Raw cursor rows unless the project's own code sees them: those are promised
     dicts of field paths, or instances."""
-    cls = type(source)
-    if cls.use_instances or (
+    if declaration["use_instances"] or (
         located_by_hook
-        and cls.url_name is None
-        and not overrides(source, "location", SitemapSource)
+        and declaration["url_name"] is None
+        and not declaration.overrides("location", SitemapSource)
     ):
         return RowFormat.INSTANCE
-    sees_rows = located_by_hook or any(callable(declared(source, name)) for name in ROW_METHODS)
-    if sees_rows or not cls.raw_rows:
+    sees_rows = located_by_hook or any(callable(declaration[name]) for name in ROW_METHODS)
+    if sees_rows or not declaration["raw_rows"]:
         return RowFormat.DICT
     return RowFormat.RAW
 
 
-def columns(source: SitemapSource, *, lastmod: bool) -> list[str]:
+def columns(declaration: Declaration, *, lastmod: bool) -> list[str]:
     """Every field path a row needs, primary key first; with ``lastmod=False``,
     the lastmod path only if something else reads it too."""
-    cls = type(source)
-    paths = ["pk", *cls.url_kwargs.values()]
+    paths = ["pk", *declaration["url_kwargs"].values()]
     for attribute in ("lastmod", "changefreq", "priority")[0 if lastmod else 1 :]:
-        path = field_path(source, attribute, True)
+        path = field_path(declaration, attribute, True)
         if path is not None:
             paths.append(path)
-    if cls.news is not None:
-        paths.extend((cls.news.title, cls.news.publication_date))
-    paths.extend(cls.fields)
+    news = declaration["news"]
+    if news is not None:
+        paths.extend((news.title, news.publication_date))
+    paths.extend(declaration["fields"])
     return list(dict.fromkeys(paths))
 
 
-def order_by(source: SitemapSource, queryset: QuerySet[Any]) -> list[str]:
-    ordering = list(type(source).ordering)
+def order_by(declaration: Declaration, queryset: QuerySet[Any]) -> list[str]:
+    ordering = list(declaration["ordering"])
     pk_name = queryset.model._meta.pk.name
     if not {"pk", "-pk", pk_name, f"-{pk_name}"} & set(ordering):
         ordering.append("pk")
     return ordering
 
 
-def listed(source: SitemapSource, site: SitemapSite) -> QuerySet[Any]:
+def listed(declaration: Declaration, site: SitemapSite) -> QuerySet[Any]:
     """``get_site_queryset(site)``, less the rows a news section leaves out: only
     articles published within ``SITEMAPKIT_NEWS_MAX_AGE`` belong in a Google News
     sitemap."""
+    source = declaration.source
+    assert isinstance(source, SitemapSource), source
     queryset = source.get_site_queryset(site)
     if conf.DATABASE is not None:
         # A read replica for every section: the plan of a build and its
         # shards then read the same database (docs/distributed.md).
         queryset = queryset.using(conf.DATABASE)
-    news = type(source).news
+    news = declaration["news"]
     if news is not None:
         cutoff = extensions.news_cutoff(conf.NEWS_MAX_AGE)
         queryset = queryset.filter(**{f"{news.publication_date}__gte": cutoff})
     return queryset
 
 
-def queryset_plan(source: SitemapSource, site: SitemapSite, policy: LocationPolicy) -> Plan:
-    cls = type(source)
-    page_size, _, languages = sizes(source)
-    queryset = listed(source, site)
-    ordering = order_by(source, queryset)
+def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationPolicy) -> Plan:
+    source = declaration.source
+    page_size, _, languages = sizes(declaration)
+    queryset = listed(declaration, site)
+    ordering = order_by(declaration, queryset)
     ordered = queryset.order_by(*ordering)
-    located_by_hook = cls.url_name is None or overrides(source, "location", SitemapSource)
+    url_name = declaration["url_name"]
+    located_by_hook = url_name is None or declaration.overrides("location", SitemapSource)
     shape: RowShape | None = None
-    format_ = row_format(source, located_by_hook)
-    lastmod_path = field_path(source, "lastmod", True)
+    format_ = row_format(declaration, located_by_hook)
+    lastmod_path = field_path(declaration, "lastmod", True)
     if format_ is RowFormat.RAW:
-        rows = raw_values(ordered, columns(source, lastmod=False), lastmod_path)
+        rows = raw_values(ordered, columns(declaration, lastmod=False), lastmod_path)
         shape = RowShape(rows)
     elif format_ is RowFormat.DICT:
-        rows = ordered.values(*columns(source, lastmod=True))
+        rows = ordered.values(*columns(declaration, lastmod=True))
     else:
         rows = ordered
 
@@ -207,11 +210,10 @@ def queryset_plan(source: SitemapSource, site: SitemapSite, policy: LocationPoli
     def locator() -> Callable[[Any], str]:
         if located_by_hook:
             return hook_locator(source, policy)
-        assert cls.url_name is not None
-        return url_name_locator(cls.url_name, cls.url_kwargs, read_field, policy)
+        return url_name_locator(url_name, declaration["url_kwargs"], read_field, policy)
 
     pager = QueryPager(
-        section=cls.name,
+        section=declaration.name,
         ordered=ordered,
         row_queryset=rows,
         raw=format_ is RowFormat.RAW,
@@ -223,31 +225,31 @@ def queryset_plan(source: SitemapSource, site: SitemapSite, policy: LocationPoli
     )
     maker = EntryMaker(
         locate=locator(),
-        lastmod=value_of(source, "lastmod", lastmod_path, read_field, shape),
+        lastmod=value_of(declaration, "lastmod", lastmod_path, read_field, shape),
         changefreq=value_of(
-            source, "changefreq", field_path(source, "changefreq", True), read_field, None
+            declaration, "changefreq", field_path(declaration, "changefreq", True), read_field, None
         ),
         priority=value_of(
-            source, "priority", field_path(source, "priority", True), read_field, None
+            declaration, "priority", field_path(declaration, "priority", True), read_field, None
         ),
     )
     writer = compile_writer(
-        source, policy, format_, maker, locator, read_field, languages, queryset, rows.db
+        declaration, policy, format_, maker, locator, read_field, languages, queryset, rows.db
     )
-    return finished(source, pager, format_, writer, rows.db)
+    return finished(declaration, pager, format_, writer, rows.db)
 
 
-def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
-    cls = type(source)
-    page_size, _, languages = sizes(source)
-    lastmod = declared(source, "lastmod")
+def static_plan(declaration: Declaration, policy: LocationPolicy) -> Plan:
+    source = declaration.source
+    page_size, _, languages = sizes(declaration)
+    lastmod = declaration["lastmod"]
     lastmod_of: Callable[[Any], Any] | None = None
     if callable(lastmod):
         lastmod_of = source.lastmod
     elif lastmod is not None:
         lastmod_of = lambda page: lastmod  # noqa: E731 - one constant for every page
-    pages = tuple(StaticPage.from_declaration(item) for item in cls.urls)
-    pager = StaticPager(cls.name, pages, page_size, lastmod_of)
+    pages = tuple(StaticPage.from_declaration(item) for item in declaration["urls"])
+    pager = StaticPager(declaration.name, pages, page_size, lastmod_of)
 
     def read_field(path: str) -> Callable[[Any], Any]:
         return field_reader(path, RowFormat.STATIC, None)
@@ -257,33 +259,33 @@ def static_plan(source: StaticSource, policy: LocationPolicy) -> Plan:
 
     maker = EntryMaker(
         locate=locator(),
-        lastmod=value_of(source, "lastmod", None, read_field, None),
-        changefreq=value_of(source, "changefreq", None, read_field, None),
-        priority=value_of(source, "priority", None, read_field, None),
+        lastmod=value_of(declaration, "lastmod", None, read_field, None),
+        changefreq=value_of(declaration, "changefreq", None, read_field, None),
+        priority=value_of(declaration, "priority", None, read_field, None),
     )
     writer = compile_writer(
-        source, policy, RowFormat.STATIC, maker, locator, read_field, languages, None, None
+        declaration, policy, RowFormat.STATIC, maker, locator, read_field, languages, None, None
     )
-    return finished(source, pager, RowFormat.STATIC, writer, None)
+    return finished(declaration, pager, RowFormat.STATIC, writer, None)
 
 
 def finished(
-    source: BaseSource,
+    declaration: Declaration,
     pager: QueryPager | StaticPager,
     row_format: RowFormat,
     writer: Writer,
     database: str | None,
 ) -> Plan:
-    page_size, url_limit, languages = sizes(source)
-    document = urlset(extension_prefixes(source))
+    page_size, url_limit, languages = sizes(declaration)
+    document = urlset(extension_prefixes(declaration))
     lastmods: Callable[[SectionStats], tuple[LastmodValue | None, ...]]
     if isinstance(pager, QueryPager):
         lastmods, queryset = partial(page_lastmods, pager), pager
     else:
         lastmods, queryset = pager.page_lastmods, None
     return Plan(
-        source,
-        type(source).name,
+        declaration.source,
+        declaration.name,
         page_size,
         url_limit,
         languages,

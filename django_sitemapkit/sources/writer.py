@@ -23,7 +23,7 @@ from django_sitemapkit.encoding.encoder import Entry, entry_lines, escape, url_e
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import RelatedQuery
 from django_sitemapkit.locations.policy import LocationPolicy
-from django_sitemapkit.sources.declaration import BaseSource, declared
+from django_sitemapkit.sources.declaration import Declaration
 from django_sitemapkit.sources.entries import EntryMaker, RowFormat
 from django_sitemapkit.sources.extended import (
     Extender,
@@ -164,7 +164,7 @@ def row_keyer(row_format: RowFormat, read_field: Callable[[str], Reader]) -> Cal
 
 
 def compile_writer(
-    source: BaseSource,
+    declaration: Declaration,
     policy: LocationPolicy,
     row_format: RowFormat,
     maker: EntryMaker,
@@ -175,10 +175,10 @@ def compile_writer(
     database: str | None,
 ) -> Writer:
     """The writer of a plan; ``locator()`` builds a locator in the active language."""
-    section = type(source).name
+    section = declaration.name
     strict = conf.STRICT
     row_key = row_keyer(row_format, read_field)
-    if not (declared(source, "i18n") or extension_prefixes(source)):
+    if not (declaration["i18n"] or extension_prefixes(declaration)):
         return Writer(section, row_key, maker, maker(), None, None, strict)
     makers = []
     for language in languages:
@@ -186,7 +186,7 @@ def compile_writer(
         with translation.override(language):
             makers.append((language, replace(maker, locate=locator())()))
     default_maker = None
-    if declared(source, "x_default"):
+    if declaration["x_default"]:
         with translation.override(settings.LANGUAGE_CODE):
             default_maker = replace(maker, locate=locator())()
     pk_of = read_field("pk") if queryset is not None else None
@@ -194,15 +194,15 @@ def compile_writer(
         section,
         row_key,
         makers,
-        alternates_reader(source, policy, default_maker),
-        items_reader(source, "images", pk_of),
-        items_reader(source, "videos", pk_of),
-        news_reader(declared(source, "news"), read_field),
+        alternates_reader(declaration, policy, default_maker),
+        items_reader(declaration, "images", pk_of),
+        items_reader(declaration, "videos", pk_of),
+        news_reader(declaration["news"], read_field),
         policy,
         strict,
     )
     related = None
     if queryset is not None and database is not None and pk_of is not None:
-        queries = related_queries(source, queryset.model, database)
+        queries = related_queries(declaration, queryset.model, database)
         related = RelatedReader(pk_of, queries) if queries else None
     return Writer(section, row_key, maker, makers[0][1], extender, related, strict)
