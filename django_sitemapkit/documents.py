@@ -1,9 +1,12 @@
-"""One document pipeline for the views and the build: plan → page → lines → encoder.
+"""One document pipeline for the views, the drop-in and the build: plan → page →
+lines → encoder, and the index.
 
 A page means the same everywhere: its rows are read through the plan's pager,
 each chunk becomes lines through the plan's writer, a line too large for any
-document is left out here (the one place that rule lives), and the encoder
-counts URLs and bytes. The index is built here too, from the pages' lastmods.
+document is left out here (the one place that rule lives), and a document is
+assembled and its cut judged in one way (``open_document()``, ``encoded()``).
+The index is built here too, from the pages' lastmods, with the one ``<loc>``
+rule the served and the built index share (``index_locs()``).
 """
 
 from __future__ import annotations

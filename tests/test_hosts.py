@@ -1,4 +1,4 @@
-"""Several sites from one project (hosts.py, configured_sites.py): three sites, from
+"""Several sites from one project (sites/hosts.py, sites/configured.py): three sites, from
 ``SITEMAPKIT_SITES`` and from the ``Site`` rows of django.contrib.sites. Each host is
 served only its own URLs; the request's host selects a site and never supplies the
 base URL; a host no site has is a 404."""

@@ -1,4 +1,4 @@
-"""IndexNow submission (indexnow.py) against a real endpoint on 127.0.0.1
+"""IndexNow submission (indexnow/__init__.py) against a real endpoint on 127.0.0.1
 (indexnow_endpoint.py): batches, retries, what stays pending, what is dropped."""
 
 from __future__ import annotations

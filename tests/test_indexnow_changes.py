@@ -1,5 +1,5 @@
 """What IndexNow is told: the changed URLs of the documents the encoder writes
-(indexnow_changes.py)."""
+(indexnow/compare.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The IndexNow record (indexnow_records.py): what is pending and what was accepted,
+"""The IndexNow record (indexnow/records.py): what is pending and what was accepted,
 in a file or a storage, and what submit() does when it cannot be read or written."""
 
 from __future__ import annotations

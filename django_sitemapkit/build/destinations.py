@@ -33,7 +33,7 @@ from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
 
 # Written files must be readable by the web server that serves them.
 FILE_MODE = 0o644
-#: What a destination calls the record of what IndexNow was sent (``indexnow.py``).
+#: What a destination calls the record of what IndexNow was sent (``indexnow/``).
 RECORD_FILENAME = "sitemapkit-indexnow.json"
 
 

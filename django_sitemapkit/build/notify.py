@@ -1,5 +1,5 @@
 """After a publish: the URLs it added, changed or removed, sent to IndexNow
-(``indexnow.py``). Nothing here can fail the build: the set is published first."""
+(``indexnow/``). Nothing here can fail the build: the set is published first."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ X_DEFAULT = "x-default"
 # sitemap-news.xsd: "zh-cn|zh-tw|([a-z]{2,3})".
 NEWS_LANGUAGE = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
 
-#: What each extension is written with (a key of extension_elements.EXTENSION_NAMESPACES).
+#: What each extension is written with (a key of encoding.elements.EXTENSION_NAMESPACES).
 ALTERNATES, IMAGES, VIDEOS, NEWS = "xhtml", "image", "video", "news"
 
 

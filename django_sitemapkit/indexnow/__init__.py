@@ -5,7 +5,7 @@ take it which URLs of a site were added, changed or removed.
 rewrote; ``submit()`` sends them, keeping in a :class:`Record` what is still to
 send and what was accepted, so that a failed submission is tried again by the
 next build and nothing accepted is sent twice. The request itself is in
-``indexnow_http``, the record in ``indexnow_records``.
+``endpoint.py``, the record in ``records.py``.
 """
 
 from __future__ import annotations

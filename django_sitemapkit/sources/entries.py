@@ -146,7 +146,7 @@ def url_name_locator(
     policy: LocationPolicy,
 ) -> Callable[[Any], str]:
     """``reverse(url_name, kwargs=...)`` per row from the plan's field readers, through a
-    URL template where one provably gives ``reverse()``'s answer (``urltemplates.py``).
+    URL template where one provably gives ``reverse()``'s answer (``locations/templates.py``).
 
     Build it where ``reverse()`` would run (script prefix and language fixed).
     """

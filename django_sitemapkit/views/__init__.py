@@ -122,7 +122,7 @@ def built_file(
     return serving.file_response(request, filename + representation.suffix, site)
 
 
-# -- the HTML sitemap for people (html.py), from the database in every mode -----
+# -- the HTML sitemap for people (encoding/html.py), from the database in every mode -----
 
 
 @require_safe

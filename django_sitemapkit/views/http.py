@@ -86,7 +86,7 @@ def gzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
 
 
 XML = Representation("xml", "", serving.XML_CONTENT_TYPE, as_is)
-# The HTML pages for people (html.py); never a built file.
+# The HTML pages for people (encoding/html.py); never a built file.
 HTML = Representation("html", "", html.CONTENT_TYPE, as_is)
 # The .xml.gz URLs: the body is a gzip file (RFC 6713), not XML with a content
 # coding, so no Content-Encoding is sent and nothing decodes it on the way.

@@ -2,7 +2,8 @@
 
 Used when ``SITEMAPKIT_SERVE`` is ``"files"`` or ``"files-or-database"``: no
 query is made, and the validators and length describe the file actually sent.
-Where the files are read from is ``file_stores.py`` (and ``s3_storage.py``).
+Where the files are read from is ``stores.py`` (and ``s3.py``); where a site's
+files live, ``sites/places.py``.
 """
 
 from __future__ import annotations
