@@ -1,7 +1,8 @@
 """System checks of how the sites of ``SITEMAPKIT_SITES`` are served, without the
-database: ``SITEMAPKIT_SITE_SCHEME`` (E041), each site's host against
-``ALLOWED_HOSTS`` (E042, W013), and an http:// site while the security settings
-say HTTPS (W014). ``site_rows`` asks the same of ``Site`` rows, in the database.
+database: each site's host against ``ALLOWED_HOSTS`` (E042, W013), and an
+http:// site while the security settings say HTTPS (W014); the settings table's
+rule checks ``SITEMAPKIT_SITE_SCHEME`` itself (E041, ``setting_values``).
+``site_rows`` asks the same of ``Site`` rows, in the database.
 """
 
 from __future__ import annotations
@@ -15,30 +16,6 @@ from django_sitemapkit.checks.base_url import https_settings
 from django_sitemapkit.conf import conf
 from django_sitemapkit.configured_sites import SITES_FRAMEWORK, SitemapSite
 from django_sitemapkit.sites import uses_site
-
-SCHEMES = ("https", "http")
-
-
-def check_site_scheme() -> list[CheckMessage]:
-    """E041: the scheme put before a Site's domain, neither https nor http."""
-    value = conf.raw("SITE_SCHEME")
-    if value in SCHEMES:
-        return []
-    meant = value.strip().lower().removesuffix("://") if isinstance(value, str) else None
-    if meant in SCHEMES:
-        hint = f"Set SITEMAPKIT_SITE_SCHEME = {meant!r}."
-    else:
-        hint = (
-            "Set SITEMAPKIT_SITE_SCHEME = 'https' (or 'http' for sites served without "
-            "TLS), or remove it for 'https'."
-        )
-    return [
-        Error(
-            f"SITEMAPKIT_SITE_SCHEME is {value!r}, not 'https' or 'http'.",
-            hint=hint,
-            id="sitemapkit.E041",
-        )
-    ]
 
 
 def header_host(site: SitemapSite) -> str:
