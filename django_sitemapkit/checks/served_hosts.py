@@ -1,8 +1,8 @@
 """System checks of how the sites of ``SITEMAPKIT_SITES`` are served, without the
 database: each site's host against ``ALLOWED_HOSTS`` (E042, W013), and an
-http:// site while the security settings say HTTPS (W014); the settings table's
-rule checks ``SITEMAPKIT_SITE_SCHEME`` itself (E041, ``setting_values``).
-``site_rows`` asks the same of ``Site`` rows, in the database.
+http:// site while the security settings say HTTPS (W014). ``site_rows`` asks the
+same of ``Site`` rows, in the database. ``SITEMAPKIT_SITE_SCHEME`` itself (E041)
+is checked by its rule in the settings table (``setting_values``).
 """
 
 from __future__ import annotations
