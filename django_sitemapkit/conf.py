@@ -1,210 +1,203 @@
-"""Settings, read live from ``django.conf.settings`` so ``override_settings`` works."""
+"""Settings, read live from ``django.conf.settings`` so ``override_settings`` works.
+
+``Settings`` is the table of every ``SITEMAPKIT_*`` setting: its type, default,
+the values it accepts and the opening words of its documentation. The system
+checks of those values (``checks/setting_values.py``) and docs/settings.md
+(``tests/test_docs.py``) follow it.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
+import datetime
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
-from django.conf import settings
+from django_sitemapkit.setting_rows import (
+    Choice,
+    Duration,
+    Flag,
+    Name,
+    Path,
+    Seconds,
+    Setting,
+    Text,
+    WholeNumber,
+)
 
 # sitemaps.org protocol, "Sitemap file location" and "Sitemap index files":
 # a file holds at most 50,000 URLs and at most 50 MiB uncompressed.
 MAX_URLS = 50_000
 MAX_BYTES = 52_428_800
+# The smallest SITEMAPKIT_MAX_BYTES: room for the XML declaration, the root
+# element and a few entries.
+SMALLEST_MAX_BYTES = 1_024
 
 #: Values of ``SITEMAPKIT_SERVE``.
 SERVE_CHOICES = ("database", "files", "files-or-database")
+#: Values of ``SITEMAPKIT_SITE_SCHEME``.
+SITE_SCHEMES = ("https", "http")
 
 
 class Settings:
-    """Every ``SITEMAPKIT_*`` setting with its default, in one place."""
+    """Every ``SITEMAPKIT_*`` setting, in the order docs/settings.md lists them.
 
-    defaults: dict[str, Any] = {
-        "BASE_URL": None,
-        "SITES": None,
-        "SITE_SCHEME": "https",
-        "LIMIT": MAX_URLS,
-        "STRICT": False,
-        "CHUNK_SIZE": 2_000,
-        "X_ROBOTS_TAG": None,
-        "MAX_BYTES": MAX_BYTES,
-        "OUTPUT_DIR": None,
-        "STORAGE": None,
-        "GZIP": True,
-        "GZIP_LINKS": False,
-        "SERVE": "database",
-        "FULL_BUILD_EVERY": dt.timedelta(days=1),
+    Each is read as ``conf.NAME``, typed as annotated here; ``conf.raw("NAME")``
+    gives the value unchecked, for the system checks to judge.
+    """
+
+    #: Each setting's default, by name, in the table's order.
+    defaults: ClassVar[dict[str, Any]]
+
+    BASE_URL: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "The scheme, host and optional port every `<loc>` is built on.",
+    )
+    SITES: Setting[Mapping[str, str] | str | None] = Setting(
+        "Mapping[str, str] | str | None",
+        None,
+        "Several sites (hosts) served from one project, each with sitemaps of its own.",
+    )
+    SITE_SCHEME: Setting[str] = Setting(
+        "str",
+        "https",
+        "The scheme put before a `Site`'s domain, which records none.",
+        Choice(SITE_SCHEMES),
+    )
+    LIMIT: Setting[int] = Setting(
+        "int",
+        MAX_URLS,
+        "URLs per page, from 1 to 50,000 (the protocol's cap).",
+        WholeNumber(1, MAX_URLS),
+    )
+    STRICT: Setting[bool] = Setting(
+        "bool",
+        False,
+        "`True` raises `django_sitemapkit.InvalidEntry` for an invalid entry instead of "
+        "skipping it with a warning.",
+        Flag(),
+    )
+    CHUNK_SIZE: Setting[int] = Setting(
+        "int",
+        2_000,
+        "Rows fetched per database round trip while a page streams.",
+    )
+    X_ROBOTS_TAG: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "When set, sent as the `X-Robots-Tag` header of every sitemap response.",
+    )
+    MAX_BYTES: Setting[int] = Setting(
+        "int",
+        MAX_BYTES,
+        "Uncompressed bytes per document, from 1,024 to 52,428,800 (the protocol's 50 MiB).",
+        WholeNumber(SMALLEST_MAX_BYTES, MAX_BYTES),
+    )
+    OUTPUT_DIR: Setting[str | os.PathLike[str] | None] = Setting(
+        "str | os.PathLike[str] | None",
+        None,
+        "The absolute path of the directory `build_sitemaps` writes to.",
+        Path(or_none=True),  # and absolute: checked by hand
+    )
+    STORAGE: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "An alias of `STORAGES` to write the files through instead of a directory.",
+    )
+    GZIP: Setting[bool] = Setting(
+        "bool",
+        True,
+        "`build_sitemaps` writes a `.xml.gz` sibling of every file.",
+        Flag(),
+    )
+    GZIP_LINKS: Setting[bool] = Setting(
+        "bool",
+        False,
+        "The index lists `sitemap-<section>-<page>.xml.gz` instead of the `.xml` names.",
+        Flag(),
+    )
+    SERVE: Setting[str] = Setting(
+        "str",
+        "database",
+        "Where the views answer from.",
+        Choice(SERVE_CHOICES),
+    )
+    FULL_BUILD_EVERY: Setting[datetime.timedelta | None] = Setting(
+        "datetime.timedelta | None",
+        datetime.timedelta(days=1),
+        "How often `build_sitemaps` renders every shard again, as `--full` does.",
+        Duration(allows_zero=True, or_none=True),
+    )
+    NEWS_MAX_AGE: Setting[datetime.timedelta] = Setting(
+        "datetime.timedelta",
         # Google News: "only include articles that were published in the last two days".
-        "NEWS_MAX_AGE": dt.timedelta(days=2),
-        "INDEXNOW_KEY": None,
-        "INDEXNOW_ENDPOINT": "https://api.indexnow.org/indexnow",
-        "INDEXNOW_TIMEOUT": 10,
-        "DATABASE": None,
-        "QUEUE": None,
-        "TASK_BACKEND": "default",
-        "SHARD_TIMEOUT": dt.timedelta(minutes=10),
-        "SHARD_ATTEMPTS": 3,
-        "BUILD_DEADLINE": dt.timedelta(hours=6),
-    }
-
-    def _get(self, name: str) -> Any:
-        return getattr(settings, f"SITEMAPKIT_{name}", self.defaults[name])
+        datetime.timedelta(days=2),
+        "How old an article a news section (a source with `news = News(...)`) still lists.",
+        Duration(),
+    )
+    INDEXNOW_KEY: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "The key that IndexNow submissions carry.",
+        Text(or_none=True),  # and a key IndexNow takes: checked by hand
+    )
+    INDEXNOW_ENDPOINT: Setting[str] = Setting(
+        "str",
+        "https://api.indexnow.org/indexnow",
+        "The URL the changed URLs are posted to.",
+    )
+    INDEXNOW_TIMEOUT: Setting[int | float] = Setting(
+        "int | float",
+        10,
+        "Seconds an IndexNow request may wait to connect, and then between bytes of the answer.",
+        Seconds(),
+    )
+    DATABASE: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "The alias in `DATABASES` that every section's rows are read from.",
+    )
+    QUEUE: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "The queue that `build_sitemaps --via celery` or `--via tasks` sends its shards to.",
+        Name(or_none=True),
+    )
+    TASK_BACKEND: Setting[str] = Setting(
+        "str",
+        "default",
+        "The key of `TASKS` that `build_sitemaps --via tasks` enqueues its shards on.",
+        Name(),
+    )
+    SHARD_TIMEOUT: Setting[datetime.timedelta] = Setting(
+        "datetime.timedelta",
+        datetime.timedelta(minutes=10),
+        "How long a worker may render one shard of a distributed build.",
+        Duration(),
+    )
+    SHARD_ATTEMPTS: Setting[int] = Setting(
+        "int",
+        3,
+        "How many times in all a distributed build sends a shard whose worker was lost.",
+        WholeNumber(1),
+    )
+    BUILD_DEADLINE: Setting[datetime.timedelta] = Setting(
+        "datetime.timedelta",
+        datetime.timedelta(hours=6),
+        "How long a distributed build waits for its shards in all.",
+        Duration(),
+    )
 
     def raw(self, name: str) -> object:
         """The setting as the project wrote it, for the system checks to judge."""
-        value: object = self._get(name)
-        return value
+        return TABLE[name].raw()
 
-    @property
-    def BASE_URL(self) -> str | None:
-        """Scheme and host (and port) every ``<loc>`` is built on."""
-        value: str | None = self._get("BASE_URL")
-        return value
 
-    @property
-    def SITES(self) -> Mapping[str, str] | str | None:
-        """Several sites: a mapping of name to base URL, or ``"django.contrib.sites"``
-        for one site per ``Site`` row."""
-        value: Mapping[str, str] | str | None = self._get("SITES")
-        return value
-
-    @property
-    def SITE_SCHEME(self) -> str:
-        """The scheme put before a ``Site``'s domain, which records none."""
-        value: str = self._get("SITE_SCHEME")
-        return value
-
-    @property
-    def LIMIT(self) -> int:
-        """URLs per sitemap page; a source may set a lower ``limit``."""
-        value: int = self._get("LIMIT")
-        return value
-
-    @property
-    def STRICT(self) -> bool:
-        """Raise on invalid entries instead of skipping and logging them."""
-        value: bool = self._get("STRICT")
-        return value
-
-    @property
-    def CHUNK_SIZE(self) -> int:
-        """Rows fetched from the database per round trip while streaming."""
-        value: int = self._get("CHUNK_SIZE")
-        return value
-
-    @property
-    def X_ROBOTS_TAG(self) -> str | None:
-        """Opt-in ``X-Robots-Tag`` header value for sitemap responses."""
-        value: str | None = self._get("X_ROBOTS_TAG")
-        return value
-
-    @property
-    def MAX_BYTES(self) -> int:
-        """Uncompressed bytes per document; the protocol's 50 MiB unless lowered."""
-        value: int = self._get("MAX_BYTES")
-        return value
-
-    @property
-    def OUTPUT_DIR(self) -> str | os.PathLike[str] | None:
-        """Directory ``build_sitemaps`` writes to (and files are served from)."""
-        value: str | os.PathLike[str] | None = self._get("OUTPUT_DIR")
-        return value
-
-    @property
-    def STORAGE(self) -> str | None:
-        """A ``STORAGES`` alias to write (and serve) the files through instead."""
-        value: str | None = self._get("STORAGE")
-        return value
-
-    @property
-    def GZIP(self) -> bool:
-        """Write a deterministic ``.xml.gz`` sibling next to every file."""
-        value: bool = self._get("GZIP")
-        return value
-
-    @property
-    def GZIP_LINKS(self) -> bool:
-        """Point the index's entries at the ``.xml.gz`` names."""
-        value: bool = self._get("GZIP_LINKS")
-        return value
-
-    @property
-    def SERVE(self) -> str:
-        """Where the views answer from: ``"database"``, ``"files"`` or ``"files-or-database"``."""
-        value: str = self._get("SERVE")
-        return value
-
-    @property
-    def FULL_BUILD_EVERY(self) -> dt.timedelta | None:
-        """How often ``build_sitemaps`` renders every shard, not only those whose rows,
-        newest lastmod or keys changed; ``None``: only with ``--full``."""
-        value: dt.timedelta | None = self._get("FULL_BUILD_EVERY")
-        return value
-
-    @property
-    def NEWS_MAX_AGE(self) -> dt.timedelta:
-        """How old an article a news section still lists."""
-        value: dt.timedelta = self._get("NEWS_MAX_AGE")
-        return value
-
-    @property
-    def INDEXNOW_KEY(self) -> str | None:
-        """The IndexNow key, served at ``/<key>.txt``; ``None`` turns IndexNow off."""
-        value: str | None = self._get("INDEXNOW_KEY")
-        return value
-
-    @property
-    def INDEXNOW_ENDPOINT(self) -> str:
-        """The URL changed URLs are posted to; the engines that take IndexNow share it."""
-        value: str = self._get("INDEXNOW_ENDPOINT")
-        return value
-
-    @property
-    def INDEXNOW_TIMEOUT(self) -> float:
-        """Seconds an IndexNow request may take to connect, and between bytes of the answer."""
-        value: float = self._get("INDEXNOW_TIMEOUT")
-        return value
-
-    @property
-    def DATABASE(self) -> str | None:
-        """The ``DATABASES`` alias every section's rows are read from (a read replica);
-        ``None``: the queryset's own, which Django's database routers choose."""
-        value: str | None = self._get("DATABASE")
-        return value
-
-    @property
-    def QUEUE(self) -> str | None:
-        """The queue a distributed build's shards are sent to; ``None``: the engine's
-        default queue."""
-        value: str | None = self._get("QUEUE")
-        return value
-
-    @property
-    def TASK_BACKEND(self) -> str:
-        """The ``TASKS`` backend ``build_sitemaps --via tasks`` enqueues shards on."""
-        value: str = self._get("TASK_BACKEND")
-        return value
-
-    @property
-    def SHARD_TIMEOUT(self) -> dt.timedelta:
-        """How long a worker may render one shard before it is presumed lost (and the
-        shard sent again)."""
-        value: dt.timedelta = self._get("SHARD_TIMEOUT")
-        return value
-
-    @property
-    def SHARD_ATTEMPTS(self) -> int:
-        """How many times a distributed build sends a shard whose worker was lost."""
-        value: int = self._get("SHARD_ATTEMPTS")
-        return value
-
-    @property
-    def BUILD_DEADLINE(self) -> dt.timedelta:
-        """How long a distributed build waits for its shards in all before it gives up."""
-        value: dt.timedelta = self._get("BUILD_DEADLINE")
-        return value
-
+#: The rows of ``Settings``, by name, in its order.
+TABLE: dict[str, Setting[Any]] = {
+    row.name: row for row in vars(Settings).values() if isinstance(row, Setting)
+}
+Settings.defaults = {name: row.default for name, row in TABLE.items()}
 
 conf = Settings()

@@ -9,6 +9,7 @@ only tests that exist.
 from __future__ import annotations
 
 import ast
+import datetime as dt
 import importlib
 import re
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from django_sitemapkit import checks
-from django_sitemapkit.conf import Settings
+from django_sitemapkit.conf import TABLE, Settings
+from django_sitemapkit.setting_rows import Setting
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -115,6 +117,41 @@ def test_settings_reference_lists_every_setting_with_type_and_default() -> None:
     # No other heading names a setting: one that is not in the code is caught.
     headings = re.findall(r"^#+ .*`(SITEMAPKIT_\w+)`", page, flags=re.MULTILINE)
     assert headings == [f"SITEMAPKIT_{name}" for name in Settings.defaults]
+
+
+def written(default: object) -> str:
+    """A default as docs/settings.md writes it: a str in double quotes, a timedelta
+    in its largest whole unit."""
+    if isinstance(default, str):
+        return f'"{default}"'
+    if isinstance(default, dt.timedelta):
+        seconds = default // dt.timedelta(seconds=1)
+        units = (("days", 86_400), ("hours", 3_600), ("minutes", 60), ("seconds", 1))
+        unit, size = next((unit, size) for unit, size in units if seconds % size == 0)
+        return f"timedelta({unit}={seconds // size})"
+    return repr(default)
+
+
+@pytest.mark.parametrize("row", TABLE.values(), ids=lambda row: row.name)
+def test_each_setting_is_documented_as_the_table_has_it(row: Setting[object]) -> None:
+    text = section((DOCS / "settings.md").read_text(), f"`{row.setting}`")
+    first, _, rest = text.strip().partition("\n\n")
+    # A default may be followed by what it means, in brackets: "`None` (IndexNow off)".
+    typed = rf"Type: `{re.escape(row.type_hint)}`\. Default: `{re.escape(written(row.default))}`"
+    assert re.fullmatch(rf"{typed}( \(.+\))?\.", " ".join(first.split())), first
+    # The section opens with the table's doc line: its words, up to its final period.
+    paragraph = " ".join(rest.split("\n\n")[0].split())
+    paragraph = re.sub(r"\[([^]]+)\]\([^)]+\)", r"\1", paragraph)  # a link as its text
+    assert paragraph.startswith(row.doc.removesuffix(".")), paragraph
+
+
+def test_the_documented_defaults_are_written_as_python() -> None:
+    assert [written(value) for value in ("a", dt.timedelta(seconds=90), 3, None)] == [
+        '"a"',
+        "timedelta(seconds=90)",
+        "3",
+        "None",
+    ]
 
 
 def test_security_md_cites_only_tests_that_exist() -> None:

@@ -3,6 +3,9 @@
 One module per subject; ``apps.py`` registers the entry points below. Ids are
 never reused; the README's table lists every one.
 
+- ``setting_values``: each setting's type and range, written from the rules of
+  the settings table (``conf.Settings``) and run by the subject's module below
+  (E012, E016, E018, E019, E022, E024, E030, E041, E044, E046, E047, E049-E053);
 - ``settings``: the ``SITEMAPKIT_*`` settings of every site (E012, E016, E030);
 - ``base_url``: ``SITEMAPKIT_BASE_URL``, or ``SITE_ID`` where it is unset
   (E001-E004, E032, E034, W005, W007, W008);

@@ -4,81 +4,34 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error
 
-from django_sitemapkit.conf import MAX_BYTES, SERVE_CHOICES, conf
-
-# The smallest SITEMAPKIT_MAX_BYTES: room for the XML declaration, the root
-# element and a few entries.
-SMALLEST_MAX_BYTES = 1_024
+from django_sitemapkit.checks.setting_values import check_values
+from django_sitemapkit.conf import conf
 
 
 def check_file_settings() -> list[CheckMessage]:
     """The settings of pre-rendered files: their size, where they go, gzip, serving."""
     return (
-        check_max_bytes()
+        check_values("MAX_BYTES")
         + check_output_dir()
         + check_storage()
         + check_one_destination()
         + check_gzip()
         + check_serve()
-        + check_full_build_every()
+        + check_values("FULL_BUILD_EVERY")
     )
 
 
-def check_full_build_every() -> list[CheckMessage]:
-    value = conf.raw("FULL_BUILD_EVERY")
-    if value is None or (isinstance(value, dt.timedelta) and value >= dt.timedelta(0)):
-        return []
-    return [
-        Error(
-            f"SITEMAPKIT_FULL_BUILD_EVERY is {value!r}, not a timedelta of 0 or more, or None.",
-            hint="Set it to a datetime.timedelta such as timedelta(days=1) (how often a build "
-            "renders every shard), to None to do so only with build_sitemaps --full, or remove it.",
-            id="sitemapkit.E047",
-        )
-    ]
-
-
-def check_max_bytes() -> list[CheckMessage]:
-    value = conf.raw("MAX_BYTES")
-    if (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and SMALLEST_MAX_BYTES <= value <= MAX_BYTES
-    ):
-        return []
-    return [
-        Error(
-            f"SITEMAPKIT_MAX_BYTES is {value!r}, not a whole number from "
-            f"{SMALLEST_MAX_BYTES:,} to {MAX_BYTES:,}.",
-            hint=f"Set SITEMAPKIT_MAX_BYTES to a number of bytes from {SMALLEST_MAX_BYTES} to "
-            f"{MAX_BYTES} (the protocol's 50 MiB), or remove it.",
-            id="sitemapkit.E018",
-        )
-    ]
-
-
 def check_output_dir() -> list[CheckMessage]:
-    value = conf.raw("OUTPUT_DIR")
-    if value is None:
-        return []
-    path = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
-    if not isinstance(path, str):
-        return [
-            Error(
-                f"SITEMAPKIT_OUTPUT_DIR is {value!r}, not a path.",
-                hint="Set SITEMAPKIT_OUTPUT_DIR to the absolute path of a directory, as a str "
-                "or a pathlib.Path, or to None.",
-                id="sitemapkit.E019",
-            )
-        ]
-    if os.path.isabs(path):
-        return []
+    """E019: a relative path; a value that is no path is the table's (``setting_values``)."""
+    errors = check_values("OUTPUT_DIR")
+    value = conf.OUTPUT_DIR
+    if errors or value is None or os.path.isabs(os.fspath(value)):
+        return errors
     return [
         Error(
             f"SITEMAPKIT_OUTPUT_DIR is {value!r}, a relative path, which would change with "
@@ -120,23 +73,7 @@ def check_one_destination() -> list[CheckMessage]:
 
 
 def check_gzip() -> list[CheckMessage]:
-    errors: list[CheckMessage] = []
-    hints = {
-        "GZIP": "Set SITEMAPKIT_GZIP = True to write a .xml.gz file next to every file, or "
-        "False to write none.",
-        "GZIP_LINKS": "Set SITEMAPKIT_GZIP_LINKS = True to name the .xml.gz files in the "
-        "index, or False to name the .xml files.",
-    }
-    for name, hint in hints.items():
-        value = conf.raw(name)
-        if not isinstance(value, bool):
-            errors.append(
-                Error(
-                    f"SITEMAPKIT_{name} is {value!r}, not True or False.",
-                    hint=hint,
-                    id="sitemapkit.E022",
-                )
-            )
+    errors = check_values("GZIP", "GZIP_LINKS")
     if errors or not (conf.GZIP_LINKS and not conf.GZIP):
         return errors
     return [
@@ -151,16 +88,10 @@ def check_gzip() -> list[CheckMessage]:
 
 
 def check_serve() -> list[CheckMessage]:
-    value = conf.raw("SERVE")
-    if value not in SERVE_CHOICES or not isinstance(value, str):
-        return [
-            Error(
-                f"SITEMAPKIT_SERVE is {value!r}, not one of {', '.join(map(repr, SERVE_CHOICES))}.",
-                hint="Set SITEMAPKIT_SERVE to 'database' (the default), 'files' or "
-                "'files-or-database'.",
-                id="sitemapkit.E024",
-            )
-        ]
+    errors = check_values("SERVE")
+    if errors:
+        return errors
+    value = conf.SERVE
     has_destination = conf.raw("OUTPUT_DIR") is not None or conf.raw("STORAGE") is not None
     if value == "database" or has_destination:
         return []

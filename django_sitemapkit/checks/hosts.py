@@ -24,8 +24,8 @@ from django_sitemapkit.checks.served_hosts import (
     check_allowed_hosts,
     check_http,
     check_scheme_https,
-    check_site_scheme,
 )
+from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.conf import conf
 from django_sitemapkit.names import SITE_NAME
 from django_sitemapkit.sites.base_urls import (
@@ -48,7 +48,7 @@ A_DICT = f"a dict of each site's name to its base URL, such as {{'www': {EXAMPLE
 
 def check_site_settings(**kwargs: Any) -> list[CheckMessage]:
     value = conf.raw("SITES")
-    errors = check_site_scheme()
+    errors = check_values("SITE_SCHEME")
     if value is None:
         return errors + check_scheme_https()
     errors += check_base_url_too()

@@ -3,7 +3,6 @@ of the key file the engines fetch to trust a submission."""
 
 from __future__ import annotations
 
-import math
 import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,6 +11,7 @@ from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 
+from django_sitemapkit.checks.setting_values import KEY_HINT, check_values
 from django_sitemapkit.conf import conf
 from django_sitemapkit.locations.policy import (
     URL_NAMESPACE,
@@ -23,37 +23,35 @@ from django_sitemapkit.views.key_file import indexnow_key
 
 #: The hosts a plain-http endpoint may be on: this machine, where nothing crosses a network.
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-KEY_HINT = (
-    "Set SITEMAPKIT_INDEXNOW_KEY to 8 to 128 ASCII letters, digits and '-', such as "
-    "secrets.token_hex(16) makes, or to None to turn IndexNow off."
-)
 INCLUDE = "path('', include('django_sitemapkit.urls'))"
 
 
 def check_indexnow(**kwargs: Any) -> list[CheckMessage]:
-    return check_key() + check_endpoint() + check_timeout()
+    return check_key() + check_endpoint() + check_values("INDEXNOW_TIMEOUT")
 
 
 def check_key() -> list[CheckMessage]:
-    value = conf.raw("INDEXNOW_KEY")
-    if value is None or (isinstance(value, str) and INDEXNOW_KEY.fullmatch(value)):
-        return []
-    if not isinstance(value, str):
-        message = f"SITEMAPKIT_INDEXNOW_KEY is {value!r}, not a str."
-        hint = KEY_HINT
-    else:
-        message = (
+    """E044: a key IndexNow refuses; a value that is no str is the table's
+    (``setting_values``)."""
+    errors = check_values("INDEXNOW_KEY")
+    value = conf.INDEXNOW_KEY
+    if errors or value is None or INDEXNOW_KEY.fullmatch(value):
+        return errors
+    stripped = value.strip()
+    # A key read from an env file or a secret often ends in a newline.
+    hint = (
+        f"Remove the whitespace around it: SITEMAPKIT_INDEXNOW_KEY = {stripped!r}."
+        if stripped != value and INDEXNOW_KEY.fullmatch(stripped)
+        else KEY_HINT
+    )
+    return [
+        Error(
             f"SITEMAPKIT_INDEXNOW_KEY is {value!r}, not 8 to 128 ASCII letters, digits and "
-            "'-': IndexNow refuses any other key."
+            "'-': IndexNow refuses any other key.",
+            hint=hint,
+            id="sitemapkit.E044",
         )
-        stripped = value.strip()
-        # A key read from an env file or a secret often ends in a newline.
-        hint = (
-            f"Remove the whitespace around it: SITEMAPKIT_INDEXNOW_KEY = {stripped!r}."
-            if stripped != value and INDEXNOW_KEY.fullmatch(stripped)
-            else KEY_HINT
-        )
-    return [Error(message, hint=hint, id="sitemapkit.E044")]
+    ]
 
 
 def endpoint_problem(value: object) -> str | None:
@@ -95,25 +93,6 @@ def check_endpoint() -> list[CheckMessage]:
             "would cross the network unencrypted, and could be changed on the way.",
             hint=f"Use https: SITEMAPKIT_INDEXNOW_ENDPOINT = {secure!r}.",
             id="sitemapkit.W021",
-        )
-    ]
-
-
-def check_timeout() -> list[CheckMessage]:
-    value = conf.raw("INDEXNOW_TIMEOUT")
-    if (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    ):
-        return []
-    return [
-        Error(
-            f"SITEMAPKIT_INDEXNOW_TIMEOUT is {value!r}, not a positive number of seconds.",
-            hint="Set SITEMAPKIT_INDEXNOW_TIMEOUT to a number of seconds such as 10 (the "
-            "default), or remove it.",
-            id="sitemapkit.E046",
         )
     ]
 

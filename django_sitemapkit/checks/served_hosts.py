@@ -1,7 +1,8 @@
 """System checks of how the sites of ``SITEMAPKIT_SITES`` are served, without the
-database: ``SITEMAPKIT_SITE_SCHEME`` (E041), each site's host against
-``ALLOWED_HOSTS`` (E042, W013), and an http:// site while the security settings
-say HTTPS (W014). ``site_rows`` asks the same of ``Site`` rows, in the database.
+database: each site's host against ``ALLOWED_HOSTS`` (E042, W013), and an
+http:// site while the security settings say HTTPS (W014). ``site_rows`` asks the
+same of ``Site`` rows, in the database. ``SITEMAPKIT_SITE_SCHEME`` itself (E041)
+is checked by its rule in the settings table (``setting_values``).
 """
 
 from __future__ import annotations
@@ -15,30 +16,6 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SITES_FRAMEWORK, SitemapSite
 from django_sitemapkit.sites.framework import uses_site
-
-SCHEMES = ("https", "http")
-
-
-def check_site_scheme() -> list[CheckMessage]:
-    """E041: the scheme put before a Site's domain, neither https nor http."""
-    value = conf.raw("SITE_SCHEME")
-    if value in SCHEMES:
-        return []
-    meant = value.strip().lower().removesuffix("://") if isinstance(value, str) else None
-    if meant in SCHEMES:
-        hint = f"Set SITEMAPKIT_SITE_SCHEME = {meant!r}."
-    else:
-        hint = (
-            "Set SITEMAPKIT_SITE_SCHEME = 'https' (or 'http' for sites served without "
-            "TLS), or remove it for 'https'."
-        )
-    return [
-        Error(
-            f"SITEMAPKIT_SITE_SCHEME is {value!r}, not 'https' or 'http'.",
-            hint=hint,
-            id="sitemapkit.E041",
-        )
-    ]
 
 
 def header_host(site: SitemapSite) -> str:

@@ -22,9 +22,9 @@ from django.db import DatabaseError, router, transaction
 from django.http.request import validate_host
 
 from django_sitemapkit.checks.declarations import describe, is_strings
-from django_sitemapkit.checks.served_hosts import SCHEMES, header_host
+from django_sitemapkit.checks.served_hosts import header_host
 from django_sitemapkit.checks.source_sites import listing, spelled
-from django_sitemapkit.conf import conf
+from django_sitemapkit.conf import SITE_SCHEMES, conf
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import (
     SITES_FRAMEWORK,
@@ -40,7 +40,7 @@ VARIANT = f"SITEMAPKIT_SITES = {SITES_FRAMEWORK!r}"
 def check_site_rows(databases: Iterable[str] | None = None, **kwargs: Any) -> list[CheckMessage]:
     if not databases or conf.raw("SITES") != SITES_FRAMEWORK or not apps.is_installed(SITES_APP):
         return []
-    if conf.raw("SITE_SCHEME") not in SCHEMES:
+    if conf.raw("SITE_SCHEME") not in SITE_SCHEMES:
         return []  # every row would be refused for it: sitemapkit.E041 says why
     from django.contrib.sites.models import Site
 

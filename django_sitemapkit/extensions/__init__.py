@@ -12,7 +12,6 @@ from __future__ import annotations
 from django_sitemapkit.extensions.declarations import (
     ALTERNATES,
     COUNTRY,
-    DEFAULT_NEWS_MAX_AGE,
     HREFLANG,
     IMAGES,
     MAX_IMAGES,
@@ -61,7 +60,6 @@ from django_sitemapkit.extensions.values import (
 __all__ = [
     "ALTERNATES",
     "COUNTRY",
-    "DEFAULT_NEWS_MAX_AGE",
     "HREFLANG",
     "IMAGES",
     "MAX_IMAGES",

@@ -17,10 +17,9 @@ from decimal import Decimal
 # Google's image sitemaps: "You can include up to 1,000 <image:image> tags for
 # each <url> tag."
 MAX_IMAGES = 1_000
-# Google News sitemaps: at most 1,000 <news:news> tags per sitemap, and only
-# articles published in the last two days.
+# Google News sitemaps: at most 1,000 <news:news> tags per sitemap (and only
+# articles of the last two days: SITEMAPKIT_NEWS_MAX_AGE's default).
 MAX_NEWS = 1_000
-DEFAULT_NEWS_MAX_AGE = dt.timedelta(days=2)
 # Google's video sitemaps, and sitemap-video.xsd.
 MAX_VIDEO_TITLE = 100
 MAX_VIDEO_DESCRIPTION = 2_048
