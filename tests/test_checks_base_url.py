@@ -1,4 +1,4 @@
-"""Checks of SITEMAPKIT_BASE_URL (checks/base_url.py)."""
+"""Checks of SITEMAPKIT_BASE_URL (checks/sites/base_url.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The kind of each documented declaration and hook, sitemapkit.E031 (checks/declarations.py)."""
+"""The kind of each documented declaration and hook, sitemapkit.E031 (checks/sources/declarations.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import StaticSource
 from django_sitemapkit.checks import check_sources
-from django_sitemapkit.checks.declarations import CHECKED_ELSEWHERE, HOOK_HINTS, KINDS
+from django_sitemapkit.checks.sources.declarations import CHECKED_ELSEWHERE, HOOK_HINTS, KINDS
 from django_sitemapkit.sources.declaration import (
     DECLARED,
     HOOKS,

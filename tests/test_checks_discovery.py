@@ -1,5 +1,5 @@
 """W006: no source registered, and the sitemaps.py files autodiscovery never imports
-(checks/discovery.py). The projects are real files in a temporary directory."""
+(checks/sources/discovery.py). The projects are real files in a temporary directory."""
 
 from __future__ import annotations
 

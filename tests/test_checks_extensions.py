@@ -1,4 +1,4 @@
-"""Checks of the extension declarations (checks/extensions.py)."""
+"""Checks of the extension declarations (checks/sources/extensions.py)."""
 
 from __future__ import annotations
 

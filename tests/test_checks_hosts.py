@@ -1,4 +1,4 @@
-"""Checks of SITEMAPKIT_SITES without the database (checks/hosts.py), and the base
+"""Checks of SITEMAPKIT_SITES without the database (checks/sites/hosts.py), and the base
 URL's checks left silent beside it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checks of how each site is served (checks/served_hosts.py): ALLOWED_HOSTS
+"""Checks of how each site is served (checks/sites/served_hosts.py): ALLOWED_HOSTS
 (E042, W013), SITEMAPKIT_SITE_SCHEME (E041) and the scheme against the security
 settings (W014)."""
 

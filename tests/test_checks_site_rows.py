@@ -1,5 +1,5 @@
 """Database checks of the Site rows of SITEMAPKIT_SITES = "django.contrib.sites"
-(checks/site_rows.py): W016-W020, on SQLite and PostgreSQL alike."""
+(checks/sites/site_rows.py): W016-W020, on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 

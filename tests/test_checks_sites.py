@@ -1,4 +1,4 @@
-"""Database checks of the base URL against django.contrib.sites (checks/sites.py)."""
+"""Database checks of the base URL against django.contrib.sites (checks/sites/framework.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checks of the sites a source lists on (checks/source_sites.py): the names of
+"""Checks of the sites a source lists on (checks/sites/source_sites.py): the names of
 ``sites`` (E043, W015), their kind and get_site_queryset's (E031), and a
 StaticSource's absolute URLs against each site's host (E005)."""
 

@@ -1,4 +1,4 @@
-"""Checks of each source's declarations (checks/sources.py)."""
+"""Checks of each source's declarations (checks/sources/values.py)."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def section(text: str, heading: str) -> str:
 
 
 def test_checks_table_lists_every_check_id_in_the_code() -> None:
-    modules = sorted(Path(checks.__file__).parent.glob("*.py"))
+    modules = sorted(Path(checks.__file__).parent.rglob("*.py"))
     assert len(modules) > 1, "the checks are a package of modules"
     code = "".join(module.read_text() for module in modules)
     in_code = set(re.findall(r'id="(sitemapkit\.[EW]\d{3})"', code))

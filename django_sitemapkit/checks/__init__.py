@@ -1,30 +1,37 @@
 """System checks: misconfiguration found at ``manage.py check``, before a crawler finds it.
 
-One module per subject; ``apps.py`` registers the entry points below. Ids are
-never reused; the README's table lists every one.
+Grouped like the code, one module per subject; ``apps.py`` registers the entry
+points below. Ids are never reused; docs/checks.md lists every one.
 
 - ``setting_values``: each setting's type and range, written from the rules of
   the settings table (``conf.Settings``) and run by the subject's module below
   (E012, E016, E018, E019, E022, E024, E030, E041, E044, E046, E047, E049-E053);
 - ``settings``: the ``SITEMAPKIT_*`` settings of every site (E012, E016, E030);
-- ``base_url``: ``SITEMAPKIT_BASE_URL``, or ``SITE_ID`` where it is unset
-  (E001-E004, E032, E034, W005, W007, W008);
-- ``sites``: the base URL against ``django.contrib.sites``, in the database
-  (W001, W009, W010);
-- ``hosts``: ``SITEMAPKIT_SITES``, each site's name and base URL
-  (E035-E040, W012), with ``served_hosts`` for ``SITEMAPKIT_SITE_SCHEME``,
-  ``ALLOWED_HOSTS`` and HTTPS (E041, E042, W013, W014);
-- ``site_rows``: the ``Site`` rows of ``SITEMAPKIT_SITES = "django.contrib.sites"``,
-  in the database (W016-W020);
+- ``sites/``, which site:
+
+  - ``base_url``: ``SITEMAPKIT_BASE_URL``, or ``SITE_ID`` where it is unset
+    (E001-E004, E032, E034, W005, W007, W008);
+  - ``framework``: the base URL against ``django.contrib.sites``, in the database
+    (W001, W009, W010);
+  - ``hosts``: ``SITEMAPKIT_SITES``, each site's name and base URL
+    (E035-E040, W012), with ``served_hosts`` for ``SITEMAPKIT_SITE_SCHEME``,
+    ``ALLOWED_HOSTS`` and HTTPS (E041, E042, W013, W014);
+  - ``site_rows``: the ``Site`` rows of ``SITEMAPKIT_SITES = "django.contrib.sites"``,
+    in the database (W016-W020);
+  - ``source_sites``: the sites a source lists on and the host of its absolute
+    URLs (E005, E043, W015);
+
+- ``sources/``, what a project declares:
+
+  - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
+  - ``values``: each source's declarations (E006-E011, E013-E015, E017);
+  - ``declarations``: the kind of each documented declaration and hook (E031);
+  - ``extensions``: languages, alternates, images, videos, news (E026-E029);
+  - ``scope``: which sources fall under the sitemap's directory (for ``urls``);
+
+- ``urls``: the URLconf and middleware the sitemap is served through (E033,
+  W002-W004);
 - ``files``: the settings of pre-rendered files (E018-E025);
-- ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
-- ``sources``: each source's declarations (E006-E011, E013-E015, E017), with
-  ``source_sites`` for the sites it lists on and the host of its absolute URLs
-  (E005, E043, W015);
-- ``declarations``: the kind of each documented declaration and hook (E031);
-- ``extensions``: languages, alternates, images, videos, news (E026-E029);
-- ``urls``: the URLconf and middleware (E033, W002-W004), with ``scope``
-  telling which sources fall under the sitemap's directory;
 - ``compat``: the drop-in views' URL patterns (W011);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
   route of the key file (W022, W023);
@@ -35,14 +42,14 @@ never reused; the README's table lists every one.
 from __future__ import annotations
 
 from django_sitemapkit.checks.compat import check_compat_templates
-from django_sitemapkit.checks.discovery import check_discovery
 from django_sitemapkit.checks.distributed import check_distributed
-from django_sitemapkit.checks.hosts import check_site_settings
 from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
 from django_sitemapkit.checks.settings import check_settings
-from django_sitemapkit.checks.site_rows import check_site_rows
-from django_sitemapkit.checks.sites import check_sites_framework
-from django_sitemapkit.checks.sources import check_sources
+from django_sitemapkit.checks.sites.framework import check_sites_framework
+from django_sitemapkit.checks.sites.hosts import check_site_settings
+from django_sitemapkit.checks.sites.site_rows import check_site_rows
+from django_sitemapkit.checks.sources.discovery import check_discovery
+from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
 __all__ = [

@@ -12,9 +12,9 @@ from typing import Any
 
 from django.core.checks import CheckMessage
 
-from django_sitemapkit.checks.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.checks.files import check_file_settings
 from django_sitemapkit.checks.setting_values import check_values
+from django_sitemapkit.checks.sites.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.sites.hosts import several_sites
 
 

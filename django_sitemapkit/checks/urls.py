@@ -12,8 +12,8 @@ from django.urls import NoReverseMatch
 from django.utils import translation
 from django.utils.module_loading import import_string
 
-from django_sitemapkit.checks.declarations import describe
-from django_sitemapkit.checks.scope import every_source_outside
+from django_sitemapkit.checks.sources.declarations import describe
+from django_sitemapkit.checks.sources.scope import every_source_outside
 from django_sitemapkit.locations.policy import fixed_script_prefix, index_path, sitemap_directory
 from django_sitemapkit.registry import registry
 

@@ -18,7 +18,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 from django.utils.encoding import iri_to_uri
 
-from django_sitemapkit.checks.declarations import check_kinds
+from django_sitemapkit.checks.sources.declarations import check_kinds
 from django_sitemapkit.locations.policy import fixed_script_prefix, stable_script_prefix
 from django_sitemapkit.locations.resolution import namespaced_resolver
 from django_sitemapkit.locations.templates import PCHAR_SAFE

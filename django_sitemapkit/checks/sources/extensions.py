@@ -8,7 +8,7 @@ from django.core.checks import CheckMessage, Error
 from django.core.exceptions import FieldDoesNotExist, FieldError
 from django.db import models
 
-from django_sitemapkit.checks.declarations import describe
+from django_sitemapkit.checks.sources.declarations import describe
 from django_sitemapkit.extensions import (
     HREFLANG,
     NEWS_LANGUAGE,

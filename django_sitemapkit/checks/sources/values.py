@@ -12,9 +12,9 @@ from django.core.checks import CheckMessage, Error
 from django.core.exceptions import FieldError
 from django.urls import NoReverseMatch
 
-from django_sitemapkit.checks.declarations import check_kinds, describe
-from django_sitemapkit.checks.extensions import check_extensions
-from django_sitemapkit.checks.source_sites import check_fixed_url, check_source_sites
+from django_sitemapkit.checks.sites.source_sites import check_fixed_url, check_source_sites
+from django_sitemapkit.checks.sources.declarations import check_kinds, describe
+from django_sitemapkit.checks.sources.extensions import check_extensions
 from django_sitemapkit.conf import MAX_URLS
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations.resolution import namespaced_resolver

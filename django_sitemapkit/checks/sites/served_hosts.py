@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.http.request import validate_host
 
-from django_sitemapkit.checks.base_url import https_settings
+from django_sitemapkit.checks.sites.base_url import https_settings
 from django_sitemapkit.conf import conf
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SITES_FRAMEWORK, SitemapSite

@@ -21,9 +21,9 @@ from django.core.checks import CheckMessage, Warning
 from django.db import DatabaseError, router, transaction
 from django.http.request import validate_host
 
-from django_sitemapkit.checks.declarations import describe, is_strings
-from django_sitemapkit.checks.served_hosts import header_host
-from django_sitemapkit.checks.source_sites import listing, spelled
+from django_sitemapkit.checks.sites.served_hosts import header_host
+from django_sitemapkit.checks.sites.source_sites import listing, spelled
+from django_sitemapkit.checks.sources.declarations import describe, is_strings
 from django_sitemapkit.conf import SITE_SCHEMES, conf
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import (

@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 
-from django_sitemapkit.checks.declarations import describe
-from django_sitemapkit.checks.hosts import usable_sites
+from django_sitemapkit.checks.sites.hosts import usable_sites
+from django_sitemapkit.checks.sources.declarations import describe
 from django_sitemapkit.conf import conf
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.framework import uses_site

@@ -19,13 +19,13 @@ from django.apps import apps
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 
-from django_sitemapkit.checks.base_url import NOT_AN_ORIGIN, corrected_base_url
-from django_sitemapkit.checks.served_hosts import (
+from django_sitemapkit.checks.setting_values import check_values
+from django_sitemapkit.checks.sites.base_url import NOT_AN_ORIGIN, corrected_base_url
+from django_sitemapkit.checks.sites.served_hosts import (
     check_allowed_hosts,
     check_http,
     check_scheme_https,
 )
-from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.conf import conf
 from django_sitemapkit.names import SITE_NAME
 from django_sitemapkit.sites.base_urls import (
