@@ -1,4 +1,5 @@
-"""The kind of each documented declaration and hook, sitemapkit.E031 (checks/sources/declarations.py)."""
+"""The kind of each documented declaration and hook, sitemapkit.E031
+(checks/sources/declarations.py)."""
 
 from __future__ import annotations
 
