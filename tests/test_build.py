@@ -238,6 +238,23 @@ def test_a_byte_cut_gives_one_shard_several_files_recorded_in_the_manifest(
     assert row.split()[:5] == ["articles", "250", "250", "3", "1/1"]
 
 
+def test_an_index_past_max_bytes_fails_the_build_and_keeps_the_last_set(
+    sources: Sources, out: Path
+) -> None:
+    sources(SmallPages)
+    bulk_articles(40)
+    build(out)
+    previous = snapshot(out)
+    # Each page of two URLs fits in 1,024 bytes; an index of twenty of them does not.
+    with override_settings(SITEMAPKIT_MAX_BYTES=1_024), pytest.raises(CommandError) as raised:
+        build(out)
+    assert str(raised.value) == (
+        "The index of 20 files passes SITEMAPKIT_MAX_BYTES (1,024 bytes); raise the setting "
+        f"or the sources' limit. Nothing was published: the files in {out} are as they were."
+    )
+    assert_previous_set_kept(out, previous)
+
+
 def test_a_page_of_invalid_rows_gets_no_file_and_nothing_else_is_lost(
     sources: Sources, out: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

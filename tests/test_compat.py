@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import pytest
 from contrib_side_by_side import SITE, at, serve_side_by_side, tricky_articles
+from django.contrib.sitemaps import Sitemap
 from django.db import connection
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.utils.http import http_date
 from lxml import etree
@@ -16,6 +18,7 @@ from sitemap_xml import NS, fetch, parse_index, parse_urlset
 from testapp.models import Article
 
 from django_sitemapkit import InvalidEntry
+from django_sitemapkit.compat import sitemap
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat")]
 
@@ -264,3 +267,35 @@ def test_50001_items_make_two_pages(client: Client) -> None:
     assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/n/50000/"]
     _, body, _ = fetch(client, "/compat/many-many.xml")
     assert body.count(b"<url>") == 50_000
+
+
+class FailingSitemap(Sitemap):  # type: ignore[type-arg]
+    """Its 3,000th item cannot be located: past the first chunk of the page."""
+
+    def items(self) -> list[int]:
+        return list(range(5_000))
+
+    def location(self, item: int) -> str:
+        if item == 3_000:
+            raise RuntimeError("the item is gone")
+        return f"/n/{item}/"
+
+
+def test_a_failure_after_the_first_byte_is_logged_and_the_page_left_unclosed(
+    rf: RequestFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    response = sitemap(rf.get("/sitemap.xml"), {"failing": FailingSitemap}, section="failing")
+    chunks = iter(response.streaming_content)  # type: ignore[attr-defined]
+    parts = [next(chunks)]
+    with pytest.raises(RuntimeError, match="the item is gone"):
+        parts.extend(chunks)
+    received = b"".join(parts)
+    assert received.count(b"<url>") >= 1
+    assert b"</urlset>" not in received
+    [record] = [r for r in caplog.records if r.name == "django_sitemapkit"]
+    assert (record.levelno, record.exc_info is not None) == (logging.ERROR, True)
+    assert re.fullmatch(
+        r"Page 1 of sitemap section 'failing' failed after [0-9,]+ URLs were encoded "
+        r"\(RuntimeError: the item is gone\); the response ends there, without its closing tag\.",
+        record.getMessage(),
+    ), record.getMessage()
