@@ -85,6 +85,7 @@ class Report:
         lines += distributed_report.report_lines(self.results, self.config.plan.build_rows)
         lines += self.ratio_lines()
         lines += self.notes()
+        lines += self.footer()
         return "\n".join(lines)
 
     def build_lines(self) -> list[str]:
@@ -106,10 +107,8 @@ class Report:
         return [*lines, ""] if lines else []
 
     def notes(self) -> list[str]:
-        plan = self.config.plan
-        prepared = self.run.prepared
-        seed = prepared["seed"]
-        index_seed = prepared["index_seed"]
+        """What the table does not show: bytes unlike ours', the rounds run in turns,
+        the worker processes' memory, a package changed during the run."""
         lines = []
         for comparison in SAME_BYTES:
             for name, same in self.figures.same_bytes(comparison).items():
@@ -135,6 +134,15 @@ class Report:
                 f"Note: django_sitemapkit changed during the run "
                 f"({self.run.revision_at_start} -> {self.run.revision_at_end})."
             )
+        return lines
+
+    def footer(self) -> list[str]:
+        """The rows seeded, the runs, the machine and the wall time."""
+        plan = self.config.plan
+        prepared = self.run.prepared
+        seed = prepared["seed"]
+        index_seed = prepared["index_seed"]
+        lines = []
         if seed is not None:
             lines.append(
                 f"Rows: {seed['rows']:,} in bench_page ({seed['action']}); serving page "
