@@ -248,3 +248,12 @@ RATIOS: tuple[Ratio, ...] = (
     # Several sites: the same host's document with 100 sites and with 1.
     *(Ratio(f"{pair}-100", f"{pair}-1") for pair in TURN_PAIRS),
 )
+
+# A case declared twice, or a ratio naming no case, would be silently dropped
+# from the runs or the report: fail at import instead.
+_unknown = {name for each in RATIOS for name in (each.numerator, each.denominator)} - {*BY_NAME}
+if len(BY_NAME) != len(CASES) or _unknown:
+    raise RuntimeError(
+        f"The case table declares a name twice, or RATIOS names cases it does not "
+        f"declare: {sorted(_unknown)}."
+    )
