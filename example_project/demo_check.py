@@ -36,20 +36,15 @@ It needs only lxml and the project's own settings (for the database counts).
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import time
 import urllib.error
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from lxml import etree
-
+from demo_counts import ALL_SECTIONS, SITE_SECTIONS, check_counts
+from demo_documents import Page, check_conditional, check_index, check_page, compare_with_files
 from demo_http import (
-    NAMESPACE,
-    NS,
     CheckFailed,
     Response,
     Site,
@@ -60,9 +55,6 @@ from demo_http import (
     wait_until_up,
 )
 
-HERE = Path(__file__).resolve().parent
-SHOWN_HEADERS = ("Content-Type", "Last-Modified", "ETag")
-FIRST_ENTRIES = 3
 #: A sitemap URL no section answers (the example has no section "nosuch").
 UNKNOWN_PAGE = "/sitemap-nosuch-1.xml"
 # Page 1 of the categories at django.contrib.sitemaps' URL, and at this app's.
@@ -71,196 +63,9 @@ NEW_PAGE = "/sitemap-categories-1.xml"
 #: What only Django's technical 404 page (DEBUG = True) says: its title, and why
 #: it is shown.
 DEBUG_PAGE_MARKERS = (b"Page not found at", b"DEBUG = True")
-#: The sections each site lists (blog/sitemaps.py); a project's only site lists them all.
-SITE_SECTIONS = {"www": ("posts", "pages"), "shop": ("posts", "categories")}
-ALL_SECTIONS = ("posts", "categories", "pages")
 #: What the HTML sitemap's links point at, and the locations its pages show.
 HREF = re.compile(r'href="([^"]+)"')
 SHOWN_LOCATION = re.compile(r'<th scope="row"><a href="[^"]*">([^<]+)</a>')
-
-
-@dataclass
-class Listing:
-    """One sitemap page: its file name, section and the URLs it lists."""
-
-    name: str
-    section: str
-    urls: int
-    locs: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Page(Listing):
-    """A page listed by the index, once fetched over HTTP and validated."""
-
-    response: Response | None = None
-
-    @property
-    def answer(self) -> Response:
-        assert self.response is not None
-        return self.response
-
-
-def parse_valid(response: Response, schema: etree.XMLSchema, schema_name: str) -> etree._Element:
-    """The document's root element, once it is well-formed and valid against the schema."""
-    if response.status != 200:
-        raise CheckFailed(
-            f"GET {response.url} answered {response.status}, expected 200:\n"
-            f"{response.body[:2000].decode(errors='replace')}"
-        )
-    content_type = response.header("Content-Type") or ""
-    if not content_type.startswith("application/xml"):
-        raise CheckFailed(f"GET {response.url} has Content-Type {content_type!r}, not XML")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
-    try:
-        root = etree.fromstring(response.body, parser)
-    except etree.XMLSyntaxError as exc:
-        raise CheckFailed(f"{response.url} is not well-formed XML: {exc}") from exc
-    if not schema.validate(root):
-        errors = "\n".join(f"  line {e.line}: {e.message}" for e in list(schema.error_log)[:10])
-        raise CheckFailed(f"{response.url} is not valid against {schema_name}:\n{errors}")
-    return root
-
-
-def print_response(response: Response, note: str = "") -> None:
-    path = response.url.split("://", 1)[-1].partition("/")[2]
-    print(f"\n== GET /{path}  ({response.describe()}){note}")
-    for name in SHOWN_HEADERS:
-        print(f"   {name}: {response.header(name)}")
-
-
-def without_namespace(element: etree._Element) -> str:
-    text: str = etree.tostring(element, encoding="unicode", with_tail=False)
-    return text.replace(f' xmlns="{NAMESPACE}"', "")
-
-
-def check_index(base_url: str, schema: etree.XMLSchema) -> tuple[Response, list[str]]:
-    response = fetch(base_url + "/sitemap.xml")
-    root = parse_valid(response, schema, "siteindex.xsd")
-    print_response(response, "  valid against siteindex.xsd")
-    if not response.header("ETag") or not response.header("Last-Modified"):
-        raise CheckFailed("the index has no ETag or no Last-Modified header")
-    print()
-    print(response.body.decode().rstrip())
-    locs = [str(loc).strip() for loc in root.xpath("sm:sitemap/sm:loc/text()", namespaces=NS)]
-    if not locs:
-        raise CheckFailed("the index lists no sitemap page")
-    for loc in locs:
-        if not loc.startswith(base_url + "/"):
-            raise CheckFailed(f"the index lists {loc!r}, which is not on {base_url}")
-    return response, locs
-
-
-def check_page(loc: str, base_url: str, schema: etree.XMLSchema, show_entries: bool) -> Page:
-    response = fetch(loc)
-    root = parse_valid(response, schema, "sitemap.xsd")
-    urls = root.findall("sm:url", NS)
-    name = loc.rsplit("/", 1)[-1]
-    section = section_of(name)
-    print_response(response, f"  {len(urls):,} URLs, valid against sitemap.xsd")
-    locs = [str(url.findtext("sm:loc", namespaces=NS)).strip() for url in urls]
-    outside = [url for url in locs if not url.startswith(base_url + "/")]
-    if outside:
-        raise CheckFailed(f"{name} lists {len(outside):,} URLs not on {base_url}: {outside[:3]}")
-    if show_entries:
-        print(f"   first {FIRST_ENTRIES} <url> entries:")
-        for url in urls[:FIRST_ENTRIES]:
-            print(f"   {without_namespace(url)}")
-    return Page(name, section, len(urls), locs, response)
-
-
-def database_counts(site: str) -> dict[str, int]:
-    """What each section of ``site`` should list, counted straight from the database:
-    the shop lists only the featured posts; a project's only site, every section."""
-    sys.path.insert(0, str(HERE))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mysite.settings")
-    import django
-
-    django.setup()
-    from blog.models import FEATURED_PRIORITY, Category, Post
-    from blog.sitemaps import PageSource
-
-    posts = Post.objects.filter(published=True)
-    if site == "shop":
-        posts = posts.filter(priority__gte=FEATURED_PRIORITY)
-    counts = {
-        "posts": posts.count(),
-        "categories": Category.objects.count(),
-        "pages": len(PageSource.urls),
-    }
-    return {section: counts[section] for section in SITE_SECTIONS.get(site, ALL_SECTIONS)}
-
-
-def section_of(name: str) -> str:
-    """``sitemap-posts-2.xml`` -> ``posts``."""
-    return name.removeprefix("sitemap-").rsplit("-", 1)[0]
-
-
-def check_counts(pages: Sequence[Listing], page_size: int, site: str) -> int:
-    print(f"\n== URL counts per page of site {site!r}")
-    for page in pages:
-        print(f"   {page.name:<32} {page.urls:>8,}")
-    total = sum(page.urls for page in pages)
-    print(f"   {'total':<32} {total:>8,}")
-    expected = database_counts(site)
-    others = sorted({page.section for page in pages} - set(expected))
-    if others:
-        raise CheckFailed(f"site {site!r} lists sections it should not: {others}")
-    for section, count in expected.items():
-        section_pages = [page for page in pages if page.section == section]
-        listed = sum(page.urls for page in section_pages)
-        verdict = "ok" if listed == count else "MISMATCH"
-        print(f"   {section}: {listed:,} URLs listed, {count:,} in the database: {verdict}")
-        if listed != count:
-            raise CheckFailed(f"section {section!r} lists {listed:,} URLs, expected {count:,}")
-        if any(page.urls != page_size for page in section_pages[:-1]):
-            raise CheckFailed(f"a page of {section!r} other than the last is not full")
-    every_loc = [loc for page in pages for loc in page.locs]
-    if len(set(every_loc)) != len(every_loc):
-        raise CheckFailed("some URL is listed twice")
-    print("   every URL is listed once")
-    return total
-
-
-def check_conditional(index: Response, page: Page) -> None:
-    print("\n== Conditional GET")
-    etag = page.answer.header("ETag")
-    last_modified = page.answer.header("Last-Modified")
-    if not etag or not last_modified:
-        raise CheckFailed(f"{page.name} has no ETag or no Last-Modified header")
-    cases = [
-        (page.answer.url, {"If-None-Match": etag}, 304),
-        (page.answer.url, {"If-Modified-Since": last_modified}, 304),
-        (index.url, {"If-None-Match": index.header("ETag") or ""}, 304),
-        (index.url, {"If-None-Match": 'W/"not-the-current-etag"'}, 200),
-    ]
-    for url, headers, expected in cases:
-        response = fetch(url, headers)
-        name = url.rsplit("/", 1)[-1]
-        [(header, value)] = headers.items()
-        print(f"   {name} with {header}: {value}\n      -> {response.describe()}")
-        if response.status != expected:
-            raise CheckFailed(f"expected {expected}, got {response.status}")
-        if expected == 304 and response.body:
-            raise CheckFailed("a 304 answer carried a body")
-
-
-def compare_with_files(responses: list[Response], directory: Path) -> None:
-    """Each document the database views served is byte for byte the built file."""
-    print(f"\n== Served from the database vs. the files build_sitemaps wrote to {directory}")
-    for response in responses:
-        name = response.url.rsplit("/", 1)[-1]
-        path = directory / name
-        if not path.is_file():
-            raise CheckFailed(f"{path} does not exist: run manage.py build_sitemaps first")
-        built = path.read_bytes()
-        verdict = "same bytes" if built == response.body else "DIFFERENT"
-        print(
-            f"   {name:<32} {len(response.body):>12,} bytes served, {len(built):>12,} in the file: "
-            f"{verdict}"
-        )
-        if built != response.body:
-            raise CheckFailed(f"GET /{name} and {path} differ")
 
 
 def check_not_found(base_url: str) -> None:

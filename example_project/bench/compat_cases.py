@@ -8,7 +8,7 @@ They answer what switching the import of the views buys a project that keeps its
 ``Sitemap`` classes as they are, what registering them and serving the build buys on
 top, and how that compares with declaring a ``SitemapSource`` (the ``ours`` case).
 This module is imported only by the process that runs one of its cases
-(``bench.cases`` makes them on demand), so no other case loads
+(bench/table.py names its makers), so no other case loads
 django.contrib.sitemaps for it.
 """
 
@@ -31,20 +31,12 @@ from django.http import HttpResponseBase, StreamingHttpResponse
 from django.test import override_settings
 from django.urls import reverse
 
-from bench.cases import (
-    PAGE_MAX,
-    BuildCase,
-    Case,
-    ContribServe,
-    Outcome,
-    Sink,
-    consume,
-    contrib_sitemap,
-    make_request,
-    streamed,
-    warm_process,
-)
+from bench.build_cases import BuildCase
+from bench.measuring import Case, Outcome, Sink, consume, streamed
 from bench.models import Page
+from bench.serving_cases import ContribServe
+from bench.sizes import PAGE_MAX, Plan
+from bench.sources import contrib_sitemap, make_request, warm_process
 
 
 class BenchSitemap(Sitemap):  # type: ignore[type-arg]  # generic in django-stubs only
@@ -223,11 +215,24 @@ def build_into(directory: Path) -> None:
         connections.close_all()
 
 
-#: The cases of this module, each made from the serving page's size.
-MAKERS: dict[str, Callable[[int], Case]] = {
-    "contrib-class": lambda size: ContribServe(size, bench_sitemap_class),
-    "dropin-generic": lambda size: DropinServe(size, contrib_sitemap),
-    "dropin-class": lambda size: DropinServe(size, bench_sitemap_class),
-    "files-page": FilesPage,
-    "build-registered": lambda size: RegisteredBuild(),
-}
+# -- the makers, named by bench/table.py ----------------------------------------------
+
+
+def contrib_class(plan: Plan) -> Case:
+    return ContribServe(plan.serve_size, bench_sitemap_class)
+
+
+def dropin_generic(plan: Plan) -> Case:
+    return DropinServe(plan.serve_size, contrib_sitemap)
+
+
+def dropin_class(plan: Plan) -> Case:
+    return DropinServe(plan.serve_size, bench_sitemap_class)
+
+
+def files_page(plan: Plan) -> Case:
+    return FilesPage(plan.serve_size)
+
+
+def build_registered(plan: Plan) -> Case:
+    return RegisteredBuild()

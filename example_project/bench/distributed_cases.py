@@ -38,17 +38,13 @@ from django_sitemapkit.distributed.coordinator import Dispatch
 from django_sitemapkit.distributed.engines import engine_named
 from django_sitemapkit.distributed.staging import shared_destination
 
-from bench.cases import (
-    DISTRIBUTED_CASES,
-    PAGE_MAX,
-    current_rss,
-    peak_rss,
-    register_bench_source,
-    warm_process,
-)
+from bench.measuring import current_rss, peak_rss
+from bench.sizes import PAGE_MAX
+from bench.sources import register_bench_source, warm_process
+from bench.specs import PAIRS
+from bench.table import run_by
 
-LOCAL, CELERY = DISTRIBUTED_CASES
-CHILDREN = DISTRIBUTED_CASES
+LOCAL, CELERY = run_by(PAIRS)
 Result = TypeVar("Result")
 
 

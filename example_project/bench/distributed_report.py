@@ -15,8 +15,10 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from bench.cases import DISTRIBUTED_CASES
+from bench.specs import PAIRS
+from bench.table import run_by
 
+DISTRIBUTED_CASES = run_by(PAIRS)
 LOCAL, CELERY = DISTRIBUTED_CASES
 MIB = 1024 * 1024
 TARGET = 0.05

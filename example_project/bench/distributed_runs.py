@@ -22,9 +22,11 @@ from typing import Any
 
 from django_sitemapkit.names import MANIFEST_FILENAME
 
-from bench.cases import DISTRIBUTED_CASES
 from bench.distributed_services import Services
+from bench.specs import PAIRS
+from bench.table import run_by
 
+DISTRIBUTED_CASES = run_by(PAIRS)
 LOCAL, CELERY = DISTRIBUTED_CASES
 #: Celery worker processes, concurrency 1 each.
 WORKERS = 2

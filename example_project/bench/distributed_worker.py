@@ -6,6 +6,7 @@ so that the workers can render its shards and their fingerprints match."""
 
 from __future__ import annotations
 
-from bench.cases import PAGE_MAX, register_bench_source
+from bench.sizes import PAGE_MAX
+from bench.sources import register_bench_source
 
 register_bench_source(PAGE_MAX)

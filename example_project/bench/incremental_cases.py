@@ -13,7 +13,7 @@ between them):
    now, each a page an incremental build should find changed.
 
 The changes are chosen by position in the section's order (the primary key's),
-on a table that must be the series of ``bench.cases`` (row ``n`` at position
+on a table that must be the series of ``bench.seeding`` (row ``n`` at position
 ``n - 1``), which ``apply_changes()`` checks first; since every row of the series
 is a pure function of its key, ``restore()`` can undo them exactly.
 """
@@ -23,92 +23,27 @@ from __future__ import annotations
 import gc
 import time
 import tracemalloc
-from dataclasses import dataclass
 from typing import Any
 
 from django.core.management import call_command
 from django.db import transaction
 from django.utils import timezone
 
-from bench.cases import (
-    INCREMENTAL_CASES,
-    PAGE_MAX,
-    Plan,
-    current_rss,
+from bench.incremental_changes import changes_for
+from bench.measuring import current_rss, peak_rss
+from bench.models import Page
+from bench.seeding import (
     is_intact_prefix,
-    peak_rss,
     refresh_statistics,
-    register_bench_source,
     reset_sequence,
     slug_for,
     updated_at_for,
-    warm_process,
 )
-from bench.models import Page
+from bench.sizes import PAGE_MAX, Plan
+from bench.sources import register_bench_source, warm_process
 
 CHANGE = "incremental-change"
 RESTORE = "incremental-restore"
-# What --child may name in this module: the three steps and the two table actions.
-CHILDREN = (*INCREMENTAL_CASES, CHANGE, RESTORE)
-
-APPENDED = 1_000
-DELETED = 100
-UPDATED = 500
-# The pages changed when the table has that many (a smaller one uses its last
-# page; see change_page()): the third page loses rows in its middle, the tenth
-# has rows updated from its start.
-DELETE_PAGE = 3
-UPDATE_PAGE = 10
-# A page that both loses rows in its middle and has rows updated from its start
-# (a table of 10 pages or fewer) must hold both ranges without overlap.
-MIN_PAGE_ROWS = 2 * UPDATED
-# So --build-rows must be at least this much.
-MIN_ROWS = MIN_PAGE_ROWS
-
-
-@dataclass(frozen=True)
-class Changes:
-    """The keys each change touches, in a table holding rows 1..``rows`` of the series."""
-
-    rows: int
-    deleted: range
-    updated: range
-    appended: range
-
-    @property
-    def net_rows(self) -> int:
-        """Rows in the table once the changes are made."""
-        return self.rows + len(self.appended) - len(self.deleted)
-
-
-def page_span(page: int, rows: int) -> tuple[int, int]:
-    """The position of the first row of 50,000-row ``page`` (from 1), and its rows."""
-    first = (page - 1) * PAGE_MAX
-    return first, min(PAGE_MAX, rows - first)
-
-
-def change_page(wanted: int, rows: int) -> int:
-    """Page ``wanted``, or the table's last page if it has fewer; the one before the
-    last if the last is too short to hold the changes."""
-    page = min(wanted, -(-rows // PAGE_MAX))
-    if page > 1 and page_span(page, rows)[1] < MIN_PAGE_ROWS:
-        page -= 1
-    return page
-
-
-def changes_for(rows: int) -> Changes:
-    if rows < MIN_ROWS:
-        raise ValueError(f"The incremental cases need {MIN_ROWS:,} rows or more, not {rows:,}.")
-    first, size = page_span(change_page(DELETE_PAGE, rows), rows)
-    middle = first + size // 2
-    updated_first = page_span(change_page(UPDATE_PAGE, rows), rows)[0]
-    # Position p holds key p + 1 in the series.
-    return Changes(
-        rows=rows,
-        deleted=range(middle + 1, middle + 1 + DELETED),
-        updated=range(updated_first + 1, updated_first + 1 + UPDATED),
-        appended=range(rows + 1, rows + 1 + APPENDED),
-    )
 
 
 def is_series(rows: int) -> bool:
@@ -211,12 +146,15 @@ def measure_step(how: str, output: str) -> dict[str, Any]:
     }
 
 
-def run_child(name: str, how: str | None, plan: Plan, output: str | None) -> dict[str, Any]:
-    """What the child process ``--child=name`` does."""
-    if name == CHANGE:
-        return apply_changes(plan.build_rows)
-    if name == RESTORE:
-        return restore(plan.build_rows)
+def run_step(name: str, how: str | None, plan: Plan, output: str | None) -> dict[str, Any]:
+    """What the child process of step ``name`` does (bench/table.py names it)."""
     if output is None or how is None:
         raise ValueError(f"The step {name!r} needs --measure and --output-dir.")
     return {"case": name, "measure": how, **measure_step(how, output)}
+
+
+#: The children that change the build table between the steps, and undo the changes.
+TASKS = {
+    CHANGE: lambda plan: apply_changes(plan.build_rows),
+    RESTORE: lambda plan: restore(plan.build_rows),
+}

@@ -7,9 +7,8 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from bench.cases import INCREMENTAL_CASES
-from bench.incremental_cases import changes_for
-from bench.incremental_runs import CHANGED
+from bench.incremental_changes import changes_for
+from bench.incremental_runs import CHANGED, INCREMENTAL_CASES
 
 MIB = 1024 * 1024
 # The targets of the incremental engine: pages step 3 may rewrite (one per

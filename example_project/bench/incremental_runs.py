@@ -26,10 +26,14 @@ from typing import Any
 from django.core.management.base import CommandError
 from django_sitemapkit.names import is_index, without_gzip_suffix
 
-from bench.cases import INCREMENTAL_CASES, URL_TAG
-from bench.incremental_cases import CHANGE, RESTORE, changes_for
+from bench.incremental_cases import CHANGE, RESTORE
+from bench.measuring import URL_TAG
+from bench.specs import STEPS
+from bench.table import run_by
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
+# The steps, in the order they run.
+INCREMENTAL_CASES = run_by(STEPS)
 CHANGED = INCREMENTAL_CASES[-1]
 
 FileState = tuple[int, int, int]  # inode, mtime in ns, size
@@ -105,21 +109,20 @@ def compare(before: dict[str, FileState], after: dict[str, FileState], urls: int
 class IncrementalRuns:
     """The steps' child processes, by ``spawn`` (``Benchmark.spawn``), and their figures.
 
-    ``other_urls`` is what the example's other sections add to every build.
+    ``expected_urls`` is the URLs each step's files must list (the table's rule).
     """
 
     def __init__(
-        self, spawn: Spawn, log: Callable[[str], None], rows: int, runs: int, other_urls: int
+        self,
+        spawn: Spawn,
+        log: Callable[[str], None],
+        runs: int,
+        expected_urls: Callable[[str], int],
     ) -> None:
         self.spawn = spawn
         self.log = log
-        self.rows = rows
         self.runs = runs
-        self.other_urls = other_urls
-
-    def expected_urls(self, step: str) -> int:
-        rows = changes_for(self.rows).net_rows if step == CHANGED else self.rows
-        return rows + self.other_urls
+        self.expected_urls = expected_urls
 
     def run(self) -> dict[str, dict[str, Any]]:
         """The results of the three steps, in the shape of the other cases' (a ``time``,

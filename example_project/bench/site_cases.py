@@ -37,18 +37,9 @@ from django.http import HttpResponseBase
 from django.test import RequestFactory, override_settings
 from django.urls import reverse
 
-from bench.cases import (
-    SITE_CASES,
-    SITEMAP_TAG,
-    URL_TAG,
-    Case,
-    Outcome,
-    Sink,
-    consume,
-    register_bench_source,
-    streamed,
-    warm_process,
-)
+from bench.measuring import SITEMAP_TAG, URL_TAG, Case, Outcome, Sink, consume, streamed
+from bench.sizes import Plan
+from bench.sources import register_bench_source, warm_process
 
 #: The host of every request, and the last site of every configuration.
 REQUESTED_HOST = "www.example.com"
@@ -205,11 +196,6 @@ def off_site(locs: list[bytes]) -> None:
         raise RuntimeError(f"The document lists {found!r}, not a location on {base.decode()}.")
 
 
-def maker(name: str) -> Callable[[int], Case]:
-    """``sites-<dict|framework>-<index|page>-<count>``'s case, from the page size."""
-    _, variant, document, count = name.split("-")
-    return lambda size: SitesCase(variant == "framework", document, int(count), size)
-
-
-#: The cases of this module, each made from the serving page's size.
-MAKERS: dict[str, Callable[[int], Case]] = {name: maker(name) for name in SITE_CASES}
+def sites_case(plan: Plan, variant: str, document: str, count: int) -> Case:
+    """``sites-<variant>-<document>-<count>``'s case (bench/table.py names it)."""
+    return SitesCase(variant == "framework", document, count, plan.serve_size)

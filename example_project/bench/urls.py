@@ -17,7 +17,8 @@ def contrib_sitemap(request: HttpRequest, section: str) -> HttpResponse:
     ``contrib-index`` case's index (django.contrib.sitemaps' ``index`` view) lists."""
     from django.contrib.sitemaps import views
 
-    from bench.cases import PAGE_MAX, contrib_index_sitemaps
+    from bench.sizes import PAGE_MAX
+    from bench.sources import contrib_index_sitemaps
 
     response: HttpResponse = views.sitemap(
         request, sitemaps=contrib_index_sitemaps(PAGE_MAX), section=section

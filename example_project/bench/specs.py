@@ -1,0 +1,183 @@
+"""What a case of ``manage.py benchmark_sitemaps`` is (``CaseSpec``), and the words
+of the table of cases (bench/table.py): how the parent runs a case, the table it
+reads, the ``--cases`` groups, how many entries its document must list, and the
+kinds of case the table is mostly made of.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from bench.incremental_changes import changes_for
+from bench.sizes import PAGE_MAX, Plan
+
+# How the parent runs a case, and so which part of the report it adds to.
+# MEASURED: one child per measure (time, rss, tracemalloc), in the main table.
+MEASURED = "measured"
+# TURNS: the 1-site and 100-site cases of a pair, in turns; the rounds' ratios.
+TURNS = "turns"
+# STEPS: the incremental steps in order over one directory; their own report.
+STEPS = "steps"
+# PAIRS: the distributed builds, in pairs; their own report.
+PAIRS = "pairs"
+
+# The table a case reads, which the parent seeds to the size the case needs.
+PAGE_TABLE = "page"  # bench_page, --rows rows: page 1 is the serving page
+BUILD_TABLE = "build"  # bench_page, --build-rows rows
+INDEX_TABLE = "index"  # bench_indexpage, --index-rows rows
+
+# The groups --cases takes, in the order its help and errors list them; "all"
+# is every case.
+DEFAULT, COMPAT, INDEX, SITES, INCREMENTAL, DISTRIBUTED, ALL = (
+    "default",
+    "compat",
+    "index",
+    "sites",
+    "incremental",
+    "distributed",
+    "all",
+)
+
+# What the prepare child found: the example's other sections (see bench/child.py).
+Prepared = Mapping[str, Any]
+Expect = Callable[[Plan, Prepared], int]
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    name: str
+    # What it measures, in a line (example_project/README.md says more).
+    what: str
+    # "module:function", imported in the case's child process only. For MEASURED
+    # and TURNS, function(plan, *args) makes the case (bench/measuring.py's Case);
+    # for STEPS, function(name, measure, plan, output_dir) and for PAIRS,
+    # function(name) run the child and return its result.
+    make: str
+    # The <url> entries (or <sitemap> entries, with lists_sitemaps) its warm-up
+    # must list, or the run stops: its times would lie.
+    expects: Expect
+    args: tuple[Any, ...] = ()
+    run: str = MEASURED
+    reads: str = PAGE_TABLE
+    groups: tuple[str, ...] = (DEFAULT,)
+    # Page 1 of the --rows table: its <loc> values must be those of the first
+    # such case run.
+    serves_page: bool = False
+    # A build of everything registered: --build-runs timed runs (when MEASURED),
+    # and refused on a database that holds the blog, which it would build too.
+    builds: bool = False
+    # Builds in worker processes: their peak RSS counts; tracemalloc cannot see them.
+    in_workers: bool = False
+    lists_sitemaps: bool = False
+    # The report says whether it wrote the bytes of ours: "floor" (required),
+    # "dropin" or "files" (expected).
+    bytes_of_ours: str | None = None
+    # Its name in the report, if the sizes change it.
+    label: Callable[[Plan], str] | None = None
+
+    @property
+    def pair(self) -> str:
+        """What the cases run in turns share: ``sites-dict-page`` for ``sites-dict-page-100``."""
+        return self.name.rsplit("-", 1)[0]
+
+    def maker(self) -> Callable[..., Any]:
+        module, _, function = self.make.partition(":")
+        found: Callable[..., Any] = getattr(import_module(module), function)
+        return found
+
+
+# -- how many entries a document lists ------------------------------------------------
+
+
+def serving_page(plan: Plan, prepared: Prepared) -> int:
+    return plan.serve_size
+
+
+def build_page(page: Callable[[Plan], int]) -> Expect:
+    """A 50,000-URL page of the build table (its last page may hold fewer)."""
+    return lambda plan, prepared: min(PAGE_MAX, plan.build_rows - (page(plan) - 1) * PAGE_MAX)
+
+
+def every_row(plan: Plan, prepared: Prepared) -> int:
+    return plan.build_rows
+
+
+def every_section(plan: Plan, prepared: Prepared) -> int:
+    """The build table and the example's other sections, as build_sitemaps writes them."""
+    return plan.build_rows + int(prepared["other_urls"])
+
+
+def changed_table(plan: Plan, prepared: Prepared) -> int:
+    """Every section after the incremental changes (rows appended and deleted)."""
+    return changes_for(plan.build_rows).net_rows + int(prepared["other_urls"])
+
+
+def bench_index(plan: Plan, prepared: Prepared) -> int:
+    """contrib's index: its sitemaps dict holds the bench section alone."""
+    return plan.index_pages
+
+
+def full_index(plan: Plan, prepared: Prepared) -> int:
+    """Every registered section: bench's pages and the example's others."""
+    return plan.index_pages + int(prepared["other_pages"])
+
+
+def no_body(plan: Plan, prepared: Prepared) -> int:
+    return 0
+
+
+def sites_index(plan: Plan, prepared: Prepared) -> int:
+    """Bench's pages and those of the example's sections listed on every site."""
+    return -(-plan.rows // plan.serve_size) + int(prepared["other_pages_everywhere"])
+
+
+# -- the kinds of case -----------------------------------------------------------------
+
+
+def serving(name: str, what: str, make: str, **spec: Any) -> CaseSpec:
+    """A case that serves page 1 of the --rows table."""
+    return CaseSpec(name, what, make, serving_page, serves_page=True, **spec)
+
+
+def build(name: str, what: str, make: str, **spec: Any) -> CaseSpec:
+    """A build over the --build-rows table."""
+    spec.setdefault("expects", every_section)
+    return CaseSpec(name, what, make, reads=BUILD_TABLE, builds=True, **spec)
+
+
+def sites(variant: str, document: str, count: int) -> CaseSpec:
+    """The index or page 1 of bench with ``count`` sites (bench/site_cases.py)."""
+    index = document == "index"
+    return CaseSpec(
+        f"sites-{variant}-{document}-{count}",
+        f"the {document} with {count} site{'' if count == 1 else 's'}, SITEMAPKIT_SITES "
+        f"{'as a dict' if variant == 'dict' else 'from django.contrib.sites'}",
+        "bench.site_cases:sites_case",
+        sites_index if index else serving_page,
+        args=(variant, document, count),
+        run=TURNS,
+        groups=(SITES,),
+        lists_sitemaps=index,
+    )
+
+
+def incremental(name: str, what: str, expects: Expect = every_section) -> CaseSpec:
+    """A step of the incremental builds (bench/incremental_cases.py)."""
+    make = "bench.incremental_cases:run_step"
+    return build(name, what, make, expects=expects, run=STEPS, groups=(INCREMENTAL,))
+
+
+def distributed(name: str, what: str) -> CaseSpec:
+    """A build into S3 (bench/distributed_cases.py)."""
+    return CaseSpec(
+        name,
+        what,
+        "bench.distributed_cases:run_child",
+        every_section,
+        run=PAIRS,
+        reads=BUILD_TABLE,
+        groups=(DISTRIBUTED,),
+    )
