@@ -8,7 +8,8 @@
 
 It needs nothing but a Python 3.9 or later with the venv module, on any
 machine, including one where pip may not install into the system Python
-(PEP 668): tox runs from a virtual environment of its own, .tox/_runner.
+(PEP 668): tox runs from a virtual environment of its own, .tox/_runner,
+with its plugin tox-uv, so that uv makes the test environments.
 
 tox finds a test environment's interpreter (python3.10 for py310-django52) on
 PATH only. On a machine with pyenv, only the global version is usually there,
@@ -47,8 +48,10 @@ from interpreters import (
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / ".tox" / "_runner"
-# The same lower bound as tox.ini's "requires".
-TOX_REQUIREMENT = "tox>=4.22"
+# The same lower bounds as tox.ini's "requires": with tox-uv beside tox, uv
+# makes the environments and installs into them, and tox has no reason to
+# provision an environment of its own (which it would do with pip).
+TOX_REQUIREMENTS = ("tox>=4.22", "tox-uv>=1.25")
 OLDEST_RUNNER = (3, 9)
 
 
@@ -61,7 +64,7 @@ def runs(command: Sequence[str]) -> bool:
 
 
 def ensure_runner() -> Path:
-    """The runner's Python, with tox installed; (re)created when it has no pip."""
+    """The runner's Python, with tox and tox-uv installed; (re)created when it has no pip."""
     python = RUNNER / "bin" / "python"
     # A runner left without pip (Debian's venv without python3-venv stops
     # half-way) is made again rather than failing on every later run.
@@ -81,8 +84,9 @@ def ensure_runner() -> Path:
                 f"{sys.version_info[1]}-venv), then run this command again."
             )
     install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    if subprocess.run([*install, TOX_REQUIREMENT], check=False).returncode != 0:
-        sys.exit(f"runtests: pip could not install {TOX_REQUIREMENT} (its message is above).")
+    if subprocess.run([*install, *TOX_REQUIREMENTS], check=False).returncode != 0:
+        wanted = " ".join(TOX_REQUIREMENTS)
+        sys.exit(f"runtests: pip could not install {wanted} (its message is above).")
     return python
 
 
@@ -192,6 +196,10 @@ def main(argv: Sequence[str]) -> int:
     if runnable:
         environ = dict(os.environ)
         environ["PATH"] = search_path(list(found.values()), path)
+        # uv (tox-uv) takes each interpreter from that PATH. Where it finds none
+        # it would download one, which is not what was found and reported above,
+        # and fails slowly where the download site cannot be reached: never.
+        environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
         command = [str(python), "-m", "tox", "run", "-e", ",".join(runnable)]
         # An interpreter that tox cannot find after all must fail, not be skipped.
         command += ["--skip-missing-interpreters", "false"]
