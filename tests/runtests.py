@@ -29,6 +29,7 @@ command never ends in a bare success after running part of the matrix.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import re
 import subprocess
@@ -64,7 +65,19 @@ def runs(command: Sequence[str]) -> bool:
 
 
 def ensure_runner() -> Path:
-    """The runner's Python, with tox and tox-uv installed; (re)created when it has no pip."""
+    """The runner's Python, with tox and tox-uv installed; (re)created when it has no pip.
+
+    Two test commands may start at once (CI runs its SQLite and PostgreSQL
+    passes side by side): the first makes the runner while the other waits on
+    a lock, then finds it made, instead of clearing it under the first one.
+    """
+    RUNNER.parent.mkdir(parents=True, exist_ok=True)
+    with open(RUNNER.parent / "_runner.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return make_runner()
+
+
+def make_runner() -> Path:
     python = RUNNER / "bin" / "python"
     # A runner left without pip (Debian's venv without python3-venv stops
     # half-way) is made again rather than failing on every later run.
