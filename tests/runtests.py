@@ -5,6 +5,7 @@
     python3 tests/runtests.py -e py313-django61 -- -k encoder -x
                                                some environments; pytest's options after "--"
     python3 tests/runtests.py --allow-missing  run what the interpreters found allow
+    python3 tests/runtests.py -p 2             two environments at a time (tox run-parallel)
 
 It needs nothing but a Python 3.9 or later with the venv module, on any
 machine, including one where pip may not install into the system Python
@@ -172,6 +173,14 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
         "-m", dest="labels", action="append", help="a tox label (tests, postgresql)"
     )
     parser.add_argument(
+        "-p",
+        dest="parallel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N environments at a time (tox run-parallel, output live); default 1",
+    )
+    parser.add_argument(
         "--allow-missing",
         action="store_true",
         help="exit with tox's status when only environments without an interpreter were left out",
@@ -213,7 +222,8 @@ def main(argv: Sequence[str]) -> int:
         # it would download one, which is not what was found and reported above,
         # and fails slowly where the download site cannot be reached: never.
         environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
-        command = [str(python), "-m", "tox", "run", "-e", ",".join(runnable)]
+        command = [str(python), "-m", "tox", *run_command(options.parallel)]
+        command += ["-e", ",".join(runnable)]
         # An interpreter that tox cannot find after all must fail, not be skipped.
         command += ["--skip-missing-interpreters", "false"]
         if pytest_args:
@@ -226,6 +236,18 @@ def main(argv: Sequence[str]) -> int:
     return exit_status(
         status, missing=len(envs) - len(runnable), allow_missing=options.allow_missing
     )
+
+
+def run_command(parallel: int) -> list[str]:
+    """tox's command for ``parallel`` environments at a time.
+
+    run-parallel shows the output of an environment that passed only with
+    --parallel-live, which passes it on line by line as it comes: the lines of
+    two environments interleave, each line whole (pytest's closing line too).
+    """
+    if parallel > 1:
+        return ["run-parallel", "--parallel", str(parallel), "--parallel-live"]
+    return ["run"]
 
 
 def closing_lines(
