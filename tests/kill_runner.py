@@ -48,6 +48,10 @@ def fork_build(output: str, errors: str) -> int:
     pid = os.fork()
     if pid:
         os.close(error_file)
+        # A pid is used again once the system has gone round its pids (32768 on
+        # a default Linux, a few minutes of a busy CI): the status kept for an
+        # earlier build of this pid is not this one's.
+        ENDED.pop(pid, None)
         return pid
     code = 1
     try:

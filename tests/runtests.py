@@ -5,10 +5,12 @@
     python3 tests/runtests.py -e py313-django61 -- -k encoder -x
                                                some environments; pytest's options after "--"
     python3 tests/runtests.py --allow-missing  run what the interpreters found allow
+    python3 tests/runtests.py -p 2             two environments at a time (tox run-parallel)
 
 It needs nothing but a Python 3.9 or later with the venv module, on any
 machine, including one where pip may not install into the system Python
-(PEP 668): tox runs from a virtual environment of its own, .tox/_runner.
+(PEP 668): tox runs from a virtual environment of its own, .tox/_runner,
+with its plugin tox-uv, so that uv makes the test environments.
 
 tox finds a test environment's interpreter (python3.10 for py310-django52) on
 PATH only. On a machine with pyenv, only the global version is usually there,
@@ -28,6 +30,7 @@ command never ends in a bare success after running part of the matrix.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import re
 import subprocess
@@ -47,8 +50,10 @@ from interpreters import (
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / ".tox" / "_runner"
-# The same lower bound as tox.ini's "requires".
-TOX_REQUIREMENT = "tox>=4.22"
+# The same lower bounds as tox.ini's "requires": with tox-uv beside tox, uv
+# makes the environments and installs into them, and tox has no reason to
+# provision an environment of its own (which it would do with pip).
+TOX_REQUIREMENTS = ("tox>=4.22", "tox-uv>=1.25")
 OLDEST_RUNNER = (3, 9)
 
 
@@ -61,7 +66,19 @@ def runs(command: Sequence[str]) -> bool:
 
 
 def ensure_runner() -> Path:
-    """The runner's Python, with tox installed; (re)created when it has no pip."""
+    """The runner's Python, with tox and tox-uv installed; (re)created when it has no pip.
+
+    Two test commands may start at once (CI runs its SQLite and PostgreSQL
+    passes side by side): the first makes the runner while the other waits on
+    a lock, then finds it made, instead of clearing it under the first one.
+    """
+    RUNNER.parent.mkdir(parents=True, exist_ok=True)
+    with open(RUNNER.parent / "_runner.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return make_runner()
+
+
+def make_runner() -> Path:
     python = RUNNER / "bin" / "python"
     # A runner left without pip (Debian's venv without python3-venv stops
     # half-way) is made again rather than failing on every later run.
@@ -81,8 +98,9 @@ def ensure_runner() -> Path:
                 f"{sys.version_info[1]}-venv), then run this command again."
             )
     install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    if subprocess.run([*install, TOX_REQUIREMENT], check=False).returncode != 0:
-        sys.exit(f"runtests: pip could not install {TOX_REQUIREMENT} (its message is above).")
+    if subprocess.run([*install, *TOX_REQUIREMENTS], check=False).returncode != 0:
+        wanted = " ".join(TOX_REQUIREMENTS)
+        sys.exit(f"runtests: pip could not install {wanted} (its message is above).")
     return python
 
 
@@ -155,6 +173,14 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
         "-m", dest="labels", action="append", help="a tox label (tests, postgresql)"
     )
     parser.add_argument(
+        "-p",
+        dest="parallel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N environments at a time (tox run-parallel, output live); default 1",
+    )
+    parser.add_argument(
         "--allow-missing",
         action="store_true",
         help="exit with tox's status when only environments without an interpreter were left out",
@@ -192,7 +218,12 @@ def main(argv: Sequence[str]) -> int:
     if runnable:
         environ = dict(os.environ)
         environ["PATH"] = search_path(list(found.values()), path)
-        command = [str(python), "-m", "tox", "run", "-e", ",".join(runnable)]
+        # uv (tox-uv) takes each interpreter from that PATH. Where it finds none
+        # it would download one, which is not what was found and reported above,
+        # and fails slowly where the download site cannot be reached: never.
+        environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
+        command = [str(python), "-m", "tox", *run_command(options.parallel)]
+        command += ["-e", ",".join(runnable)]
         # An interpreter that tox cannot find after all must fail, not be skipped.
         command += ["--skip-missing-interpreters", "false"]
         if pytest_args:
@@ -205,6 +236,18 @@ def main(argv: Sequence[str]) -> int:
     return exit_status(
         status, missing=len(envs) - len(runnable), allow_missing=options.allow_missing
     )
+
+
+def run_command(parallel: int) -> list[str]:
+    """tox's command for ``parallel`` environments at a time.
+
+    run-parallel shows the output of an environment that passed only with
+    --parallel-live, which passes it on line by line as it comes: the lines of
+    two environments interleave, each line whole (pytest's closing line too).
+    """
+    if parallel > 1:
+        return ["run-parallel", "--parallel", str(parallel), "--parallel-live"]
+    return ["run"]
 
 
 def closing_lines(

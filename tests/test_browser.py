@@ -74,11 +74,14 @@ def find_chromium() -> str | None:
     )
 
 
-pytestmark = pytest.mark.skipif(
-    find_chromium() is None,
-    reason="no chromium on PATH nor /usr/bin/chromium: install Debian's chromium package "
-    "(apt-get install --no-install-recommends chromium fonts-dejavu-core)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        find_chromium() is None,
+        reason="no chromium on PATH nor /usr/bin/chromium: install Debian's chromium package "
+        "(apt-get install --no-install-recommends chromium fonts-dejavu-core)",
+    ),
+]
 
 # Every request goes straight to 127.0.0.1, whatever *_proxy variables say.
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -50,7 +50,7 @@ from kill_runner import generation_time
 from processes import TESTS, manage
 from pytest_django.live_server_helper import LiveServer
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 ROWS = 3_000  # 60 files of 50 URLs (tests/settings_kill.py), and their .gz
 KILLS = 50

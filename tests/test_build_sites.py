@@ -645,6 +645,7 @@ def manage_sites(*args: str, database: Path) -> subprocess.CompletedProcess[str]
     return manage(*args, settings="sites", env={"SITEMAPKIT_TEST_SQLITE_FILE": str(database)})
 
 
+@pytest.mark.slow
 def test_a_cron_run_exits_1_naming_the_failed_site_after_building_the_others(
     tmp_path: Path,
 ) -> None:

@@ -33,6 +33,7 @@ def test_checks_are_registered() -> None:
         call_command("check")
 
 
+@pytest.mark.slow
 def test_manage_py_check_fails_on_a_bad_setting() -> None:
     env = {
         **os.environ,

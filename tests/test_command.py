@@ -34,6 +34,7 @@ def run(*args: str, **options: Any) -> tuple[str, str]:
     return stdout.getvalue(), stderr.getvalue()
 
 
+@pytest.mark.slow
 def test_help_is_one_line() -> None:
     assert "\n" not in Command.help
     result = manage("build_sitemaps", "--help")
@@ -41,6 +42,7 @@ def test_help_is_one_line() -> None:
     assert Command.help in " ".join(result.stdout.split())
 
 
+@pytest.mark.slow
 def test_an_unknown_section_exits_1_naming_the_sections() -> None:
     result = manage("build_sitemaps", "--output", "/nonexistent", "--section", "nope")
     assert (result.returncode, result.stdout, result.stderr) == (
@@ -50,6 +52,7 @@ def test_an_unknown_section_exits_1_naming_the_sections() -> None:
     )
 
 
+@pytest.mark.slow
 def test_jobs_below_one_is_a_usage_error() -> None:
     result = manage("build_sitemaps", "--jobs", "0")
     assert result.returncode == 2
@@ -240,6 +243,7 @@ def test_no_source_registered_fails_and_leaves_the_built_files(
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [(), ("--dry-run",), ("--section", "articles")])
 def test_no_source_registered_exits_1(tmp_path: Path, out: Path, args: tuple[str, ...]) -> None:
     # The app whose sitemaps.py registers the sources is not installed.

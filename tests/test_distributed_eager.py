@@ -87,6 +87,7 @@ def test_a_shard_that_raises_names_itself(sources: Sources, storage: InMemorySto
     assert files(storage, "") == []
 
 
+@pytest.mark.slow
 def test_an_unreachable_broker_is_named(sources: Sources, storage: InMemoryStorage) -> None:
     sources(TenPerPage)
     bulk_articles(3, updated_at=UPDATED)

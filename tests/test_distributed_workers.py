@@ -31,12 +31,13 @@ from processes import TESTS, manage
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.timeout(240),
-    # A minute or two of real processes: tox runs them in the newest Python's
-    # environments only (py313-django52 with the Tasks backport, py313-django61
+    # A minute or two of real processes: tox runs the slow tests in the oldest and
+    # the newest pair only (py310-django52 with the Tasks backport, py313-django61
     # with django.tasks), on SQLite and on PostgreSQL.
+    pytest.mark.slow,
     pytest.mark.skipif(
         os.environ.get("SITEMAPKIT_TEST_WORKERS") == "0",
-        reason="SITEMAPKIT_TEST_WORKERS=0: the real-worker tests run in py313-* (tox.ini)",
+        reason="SITEMAPKIT_TEST_WORKERS=0: the real-worker tests are left out",
     ),
 ]
 

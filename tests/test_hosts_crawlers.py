@@ -39,7 +39,7 @@ from usp_answers import Answer
 
 from django_sitemapkit import SitemapSite, SitemapSource, StaticSource
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 TESTS = Path(__file__).resolve().parent
 #: The sites, each on ``<name>.sitemapkit.test`` (RFC 6761: a name that never resolves).

@@ -77,6 +77,7 @@ def test_one_page_compiles_one_plan_and_its_rows_query_once(
     assert len(captured) == queries
 
 
+@pytest.mark.slow
 def test_a_url_name_without_a_template_reads_raw_rows_and_reverses_each(
     client: Client, sources: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

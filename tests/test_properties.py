@@ -499,6 +499,7 @@ def built_urls(directory: Path) -> dict[str, list[Url]]:
 # -- properties --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(stored=STORED_ROWS, computed=METHOD_ROWS)
 @example(  # found by Hypothesis: a method's Decimal('NaN') priority was a 500

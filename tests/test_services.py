@@ -16,6 +16,7 @@ from s3_endpoint import S3Server
 from services import Process, redis_answers, start, unavailable
 
 
+@pytest.mark.slow
 def test_redis_server_answers_ping(redis_server: str) -> None:
     prefix, port = redis_server.rsplit(":", 1)
     assert prefix == "redis://127.0.0.1"
@@ -31,6 +32,7 @@ def refused(port: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_an_outage_refuses_connections_and_keeps_the_objects(
     s3_server: S3Server, s3_bucket: dict[str, Any]
 ) -> None:
@@ -49,6 +51,7 @@ def test_an_outage_refuses_connections_and_keeps_the_objects(
     assert client.get_object(Bucket=bucket, Key="kept")["Body"].read() == b"before the outage"
 
 
+@pytest.mark.slow
 def test_stop_and_start_twice_are_harmless(s3_server: S3Server) -> None:
     s3_server.stop()
     s3_server.stop()

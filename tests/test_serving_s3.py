@@ -22,7 +22,7 @@ from s3_objects import epoch_ns, objects, requests_of, stamps
 from sitemap_xml import streamed
 from testapp.sitemaps import ArticleSource
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 Sources = Callable[..., None]
 XML = "application/xml; charset=utf-8"
 PAGE = "sitemap-articles-1.xml"

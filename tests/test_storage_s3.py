@@ -23,7 +23,7 @@ from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit.names import MANIFEST_FILENAME
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 Sources = Callable[..., None]
 LATER = dt.datetime(2030, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
 SET = [

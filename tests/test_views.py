@@ -273,6 +273,7 @@ def test_2000_character_urls_pass_and_longer_ones_are_skipped(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("rows", "pages"), [(50_000, [50_000]), (50_001, [50_000, 1])])
 def test_protocol_cap_of_50000_urls_per_page(client: Client, rows: int, pages: list[int]) -> None:
     bulk_articles(rows)
@@ -620,6 +621,7 @@ class LongLocations(ArticleSource):
         return f"/articles/{row['slug']}/".ljust(1_977, "x")  # 2,000 characters with the host
 
 
+@pytest.mark.slow
 def test_page_past_50_mib_is_cut_and_the_fitting_limit_logged(
     client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
 ) -> None:
