@@ -50,7 +50,13 @@ from kill_runner import generation_time
 from processes import TESTS, manage
 from pytest_django.live_server_helper import LiveServer
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+# 50 kills of a build under coverage.py on a loaded 2-core machine may take
+# more than the suite's 300 s; a hung build still fails it, later.
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+    pytest.mark.timeout(900),
+]
 
 ROWS = 3_000  # 60 files of 50 URLs (tests/settings_kill.py), and their .gz
 KILLS = 50
