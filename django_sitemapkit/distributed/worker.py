@@ -16,7 +16,7 @@ import tempfile
 import time
 from typing import Any
 
-from django.core.files.storage import storages
+from django.core.files.storage import Storage, storages
 
 from django_sitemapkit.build.destinations import Staging, save_exact
 from django_sitemapkit.build.planning import section_fingerprint, settings_fingerprint
@@ -55,16 +55,29 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
             validate_staged(staging, names)
         # A build that failed or ended meanwhile has removed its marker: its
         # staging is being deleted, and must not fill up again.
-        if not build_wanted(storage, task.staging):
-            raise BuildError(
-                f"The build of {task.describe()} is over ({task.staging}{MARKER} is gone): "
-                "its files were not uploaded."
-            )
+        check_wanted(task, storage, [])
         for name in names:
             with open(staging.path(name), "rb") as content:
                 save_exact(storage, task.staging + name, content, f"storage {task.storage!r}")
+        # Asked again once the files are up: the coordinator removes the marker
+        # before it lists the staging to delete it, so a build that ended during
+        # the upload either sees these files in its listing or is seen here, and
+        # they are removed by one side or the other, never left behind.
+        check_wanted(task, storage, names)
     worker = Worker(socket.gethostname(), os.getpid(), started, time.time(), peak_rss())
     return result_payload(task, rendered, worker, rendered.stats)
+
+
+def check_wanted(task: ShardTask, storage: Storage, uploaded: list[str]) -> None:
+    """Refuse to stage for a build that is over, removing what was ``uploaded`` for it."""
+    if build_wanted(storage, task.staging):
+        return
+    for name in uploaded:
+        storage.delete(task.staging + name)
+    raise BuildError(
+        f"The build of {task.describe()} is over ({task.staging}{MARKER} is gone): "
+        "its files were not uploaded."
+    )
 
 
 def check_fingerprints(task: ShardTask, plan: Plan, site: SitemapSite) -> None:
