@@ -1,7 +1,7 @@
 """The test command of django-sitemapkit: every tox environment, or a clear failure.
 
     python3 tests/runtests.py                  every environment of tox.ini's env_list
-    python3 tests/runtests.py -m postgresql    the environments of a tox label
+    python3 tests/runtests.py -m tests         the environments of a tox label
     python3 tests/runtests.py -e py313-django61 -- -k encoder -x
                                                some environments; pytest's options after "--"
     python3 tests/runtests.py --allow-missing  run what the interpreters found allow
@@ -170,7 +170,7 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     )
     parser.add_argument("-e", dest="envs", action="append", help="environments, comma-separated")
     parser.add_argument(
-        "-m", dest="labels", action="append", help="a tox label (tests, postgresql)"
+        "-m", dest="labels", action="append", help="a tox label (tests: the matrix)"
     )
     parser.add_argument(
         "-p",
