@@ -11,6 +11,7 @@ import socket
 import time
 from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import override_settings
@@ -41,8 +42,8 @@ def urls(count: int, lastmod: str = "2024-05-01") -> dict[str, str]:
     return {f"https://www.example.com/articles/{n:05d}/": lastmod for n in range(count)}
 
 
-def stored(record: FileRecord) -> dict[str, dict[str, str]]:
-    data: dict[str, dict[str, str]] = json.loads(record.path.read_bytes())
+def stored(record: FileRecord) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(record.path.read_bytes())
     return data
 
 
@@ -351,9 +352,7 @@ def test_a_submission_overlapping_another_keeps_what_the_other_left_pending(
         overlapping.append(submit(SITE, later, record))
 
     endpoint.on_request = second
-    assert submit(SITE, urls(2), record) == Submission(
-        endpoint.url, requests=1, sent=2, accepted=2
-    )
+    assert submit(SITE, urls(2), record) == Submission(endpoint.url, requests=1, sent=2, accepted=2)
     # The second posted what was pending then: the first's URLs, and its own.
     assert [overlapping[0].sent, overlapping[0].pending] == [3, 3]
     # The first wrote its answer on the record as it was then, not as it read it.

@@ -155,7 +155,8 @@ def test_a_record_that_is_no_record_is_set_aside(
         f"The IndexNow record {record!r} cannot be read ({why}); it starts anew."
     ]
     # Replaced by a record of the app's; what a link pointed to is untouched.
-    assert record.path.is_file() and not record.path.is_symlink()
+    assert record.path.is_file()
+    assert not record.path.is_symlink()
     assert json.loads(record.path.read_bytes())["accepted"] == {URL: ""}
     assert (tmp_path / "elsewhere.json").read_bytes() == b"not the record's"
 
@@ -198,7 +199,8 @@ def test_a_storage_record_is_locked_for_every_machine_that_shares_the_database(
     }
     with override_settings(STORAGES=stores):
         record, other = (StorageDestination("sitemaps", f"{p}/").record() for p in ("www", "shop"))
-        assert isinstance(record, StorageRecord) and isinstance(other, StorageRecord)
+        assert isinstance(record, StorageRecord)
+        assert isinstance(other, StorageRecord)
         with record.lock():
             with pytest.raises(RecordBusy) as raised, record.lock():
                 pass

@@ -70,12 +70,15 @@ def post(endpoint: str, payload: Mapping[str, object], seconds: float, limit: st
     thread.start()
     thread.join(seconds)
     if thread.is_alive():
+        # The status line and headers decide what happens to the URLs, so they
+        # count if they came whole in time, whatever the body does. Taken before
+        # the sockets are shut: http.client reads the end of the connection as
+        # the end of the headers, and would make an answer of half a one.
+        heard = exchange.heard
         # What the thread is blocked on fails at once; a name lookup (the system
         # resolver's, which nothing can interrupt) ends by its own timeouts.
         exchange.sockets.close(shut=True)
-        # The status line and headers decide what happens to the URLs; a body that
-        # never ends changes nothing of that.
-        return exchange.heard or Answer(None, f"no whole answer within {limit}")
+        return heard or Answer(None, f"no whole answer within {limit}")
     exchange.sockets.close(shut=False)
     return exchange.answer
 
