@@ -4,6 +4,7 @@ nothing that was published."""
 
 from __future__ import annotations
 
+import _thread
 import datetime as dt
 import fcntl
 import io
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connections
 from django.test import override_settings
 from factories import bulk_articles
@@ -178,23 +179,30 @@ def test_a_build_runs_while_the_last_one_waits_out_a_429(
     build(out)
     (first,) = bulk_articles(1, updated_at=LATER)
     meanwhile: list[str | Exception] = []
+    # The first build uses no connection while it sends: the second, on another
+    # thread, uses its one (as Django's live server does; an in-memory SQLite
+    # database is one connection's alone).
+    shared = connections["default"]
 
     def second_build() -> None:
         # On the endpoint's thread, while the first build waits for its answer.
         endpoint.on_request = None
+        connections["default"] = shared
         try:
             (second,) = bulk_articles(1, updated_at=LATER)
             meanwhile.extend([loc(second), build(out)])
         except Exception as exc:
             meanwhile.append(exc)
-        finally:
-            connections.close_all()
 
     endpoint.on_request = second_build
     # The second build's post is refused (403); the first's is asked to wait a
     # second, then accepted.
     endpoint.then(Scripted(403), Scripted(429, {"Retry-After": "1"}))
-    output = build(out)
+    shared.inc_thread_sharing()
+    try:
+        output = build(out)
+    finally:
+        shared.dec_thread_sharing()
     # On a build's own thread, call_command() raises what the command fails with.
     assert [type(each) for each in meanwhile] == [str, str], meanwhile
     second, second_output = meanwhile
@@ -225,3 +233,27 @@ def record_of(output: Path) -> dict[str, Any]:
         (output.parent / f".{output.name}.builds" / "sitemapkit-indexnow.json").read_bytes()
     )
     return record
+
+
+def test_ctrl_c_while_sending_says_the_set_was_published(
+    sources: Sources, endpoint: Endpoint, tmp_path: Path
+) -> None:
+    sources(TenPerPage)
+    bulk_articles(12, updated_at=dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc))
+    out = tmp_path / "out"
+    build(out)
+    (added,) = bulk_articles(1, updated_at=LATER)
+    # Ctrl-C while the build waits for the endpoint's answer.
+    endpoint.on_request = _thread.interrupt_main
+    with pytest.raises(CommandError) as raised:
+        build(out)
+    assert (str(raised.value), raised.value.returncode) == (
+        f"Interrupted while sending to IndexNow. The new set of {out} was published; the URLs "
+        "not sent are left pending for the next build.",
+        130,
+    )
+    assert loc(added) in [
+        url.loc for url in parse_urlset((out / "sitemap-articles-2.xml").read_bytes())
+    ]
+    assert record_of(out)["pending"] == {loc(added): LATER.isoformat()}
+    assert lock_is_free(out)

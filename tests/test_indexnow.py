@@ -403,3 +403,14 @@ def test_a_removed_url_is_pending_through_three_notifications_at_most(
     submit(SITE, {GONE: "2024-06-01"}, record)
     submit(SITE, {GONE: REMOVED}, record)
     assert stored(record)["rounds"] == {GONE: 1}
+
+
+def test_nothing_is_sent_with_a_key_indexnow_refuses(
+    endpoint: Endpoint, record: FileRecord, caplog: pytest.LogCaptureFixture
+) -> None:
+    message = "SITEMAPKIT_INDEXNOW_KEY is 'short', which IndexNow refuses (sitemapkit.E044)."
+    with override_settings(SITEMAPKIT_INDEXNOW_KEY="short"):
+        assert submit(SITE, urls(1), record) == Submission(endpoint.url, problems=(message,))
+    assert caplog.messages == [f"IndexNow: {message}"]
+    assert endpoint.received == []
+    assert record.read() is None

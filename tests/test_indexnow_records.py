@@ -212,3 +212,11 @@ def test_a_storage_record_is_locked_for_every_machine_that_shares_the_database(
                 pass
         with record.lock():
             pass
+
+
+def test_a_storage_record_of_a_projects_own_needs_no_lock(
+    endpoint: Endpoint, tmp_path: Path
+) -> None:
+    record = StorageRecord(FileSystemStorage(location=tmp_path), "indexnow/record.json")
+    assert submit(SITE, {URL: ""}, record).accepted == 1
+    assert json.loads(record.read() or b"")["accepted"] == {URL: ""}

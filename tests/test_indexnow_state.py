@@ -89,3 +89,50 @@ def test_a_record_too_large_sheds_the_oldest_accepted(
         f"IndexNow: pending URLs dropped, as the record would be more than {most} bytes: "
         "1 removed, 0 changed."
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (
+            b'{"format": 1, "pending": {}, "accepted": {"a": 1}}',
+            "pending or accepted is not an object of strings",
+        ),
+        (
+            b'{"format": 1, "pending": {}, "accepted": {}, "rounds": {"a": true}}',
+            "rounds is not an object of whole numbers",
+        ),
+        (
+            b'{"format": 1, "pending": {}, "accepted": {}, "rounds": {"a": -1}}',
+            "rounds is not an object of whole numbers",
+        ),
+        (b"[]", "'list' object has no attribute 'get'"),
+        (b"{}" + b" " * 1_000, "it is more than 1,000 bytes"),
+    ],
+)
+def test_a_record_not_of_this_app_starts_anew(
+    content: bytes, why: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(indexnow_state, "MAX_RECORD_BYTES", 1_000)
+    record = Kept(content)
+    with caplog.at_level(logging.ERROR, "django_sitemapkit"):
+        assert State.load(record) == State()
+    assert caplog.messages == [
+        f"The IndexNow record <kept> cannot be read ({why}); it starts anew."
+    ]
+
+
+class Kept:
+    """A record of a project's own: bytes in memory, no lock."""
+
+    def __init__(self, content: bytes) -> None:
+        self.content = content
+
+    def __repr__(self) -> str:
+        return "<kept>"
+
+    def read(self) -> bytes:
+        return self.content
+
+    def write(self, content: bytes) -> None:
+        self.content = content

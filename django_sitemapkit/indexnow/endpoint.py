@@ -67,8 +67,13 @@ def post(endpoint: str, payload: Mapping[str, object], seconds: float, limit: st
     ``limit`` names them in the answer then ("SITEMAPKIT_INDEXNOW_TIMEOUT (10 seconds)")."""
     exchange = Exchange(endpoint, json.dumps(payload, ensure_ascii=False).encode(), seconds)
     thread = threading.Thread(target=exchange.run, name="sitemapkit-indexnow", daemon=True)
-    thread.start()
-    thread.join(seconds)
+    try:
+        thread.start()
+        thread.join(seconds)
+    except BaseException:
+        # Ctrl-C while waiting: the request ends as at its deadline.
+        exchange.sockets.close(shut=True)
+        raise
     if thread.is_alive():
         # The status line and headers decide what happens to the URLs, so they
         # count if they came whole in time, whatever the body does. Taken before
