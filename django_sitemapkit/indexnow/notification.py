@@ -55,8 +55,16 @@ def send(site: SitemapSite, notice: Notice, *, sleep: Callable[[float], object])
     if notice.refused:
         return Submission(endpoint, problems=tuple(notice.problems))
     deadline = Deadline(conf.INDEXNOW_DEADLINE)
-    dropped = notice.dropped + len(aged(notice))
-    pending = notice.update(lambda state: sorted(state.pending.items()), LATER)
+    stale, pending = notice.update(begin, LATER)
+    if stale:
+        report(
+            notice.problems,
+            f"{plural(len(stale), 'removed URL')} dropped, such as {stale[0]!r}: pending "
+            f"through {REMOVED_ROUNDS} notifications without being accepted. A crawler that "
+            "fetches a removed URL finds it gone all the same.",
+            WARNING,
+        )
+    dropped = notice.dropped + len(stale)
     sender = Sender(endpoint, conf.INDEXNOW_TIMEOUT, deadline, sleep)
     tally = Tally()
     post_all(site, notice, sender, pending, tally)
@@ -127,19 +135,10 @@ def answered(
     return False
 
 
-def aged(notice: Notice) -> list[str]:
+def begin(state: State) -> tuple[list[str], list[tuple[str, str]]]:
     """The removed URLs pending through ``REMOVED_ROUNDS`` notifications already,
-    dropped now."""
-    stale = notice.update(State.age, LATER)
-    if stale:
-        report(
-            notice.problems,
-            f"{plural(len(stale), 'removed URL')} dropped, such as {stale[0]!r}: pending "
-            f"through {REMOVED_ROUNDS} notifications without being accepted. A crawler that "
-            "fetches a removed URL finds it gone all the same.",
-            WARNING,
-        )
-    return stale
+    dropped now, and what is left pending, in URL order."""
+    return state.age(), sorted(state.pending.items())
 
 
 def stopped(sender: Sender, outcome: Outcome, location: str) -> str:
