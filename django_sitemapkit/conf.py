@@ -150,7 +150,13 @@ class Settings:
     INDEXNOW_TIMEOUT: Setting[int | float] = Setting(
         "int | float",
         10,
-        "Seconds an IndexNow request may wait to connect, and then between bytes of the answer.",
+        "Seconds an IndexNow request may take in all, from connecting to the answer's body.",
+        Seconds(),
+    )
+    INDEXNOW_DEADLINE: Setting[int | float] = Setting(
+        "int | float",
+        60,
+        "Seconds one build's IndexNow submission may take in all, retries and waits included.",
         Seconds(),
     )
     DATABASE: Setting[str | None] = Setting(

@@ -6,14 +6,17 @@ format"): a JSON body in UTF-8 with ``host``, ``key``, ``keyLocation`` and
 for a body not in that format, 422 for URLs (or a key location) off the host
 or a key not of the schema, 403 for a key whose file it was not told it found
 (``keys``). A test can script answers ahead of these (``then()``), or one for
-every request (``always``), and reads every request it received.
+every request (``always``), and reads every request it received. A ``Tarpit``
+answers nothing whole: it sends the start of an answer, then a byte at a time.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -159,3 +162,70 @@ def configured(key: str) -> Iterator[Endpoint]:
         override_settings(SITEMAPKIT_INDEXNOW_KEY=key, SITEMAPKIT_INDEXNOW_ENDPOINT=endpoint.url),
     ):
         yield endpoint
+
+
+@dataclass
+class Tarpit:
+    """A server on 127.0.0.1 that reads a request, sends ``opening`` at once, then one
+    byte every ``interval`` seconds, never finishing the answer: as an endpoint, or a
+    proxy, that accepted the connection and then stalls. Each connection stops after
+    ``most`` bytes, so that a client with no deadline still ends (a test's bound).
+    ``ends`` says, per connection, who ended it: ``"client"`` (the client closed it,
+    so the trickle failed) or ``"tarpit"`` (it gave up after ``most`` bytes)."""
+
+    opening: bytes = b"HTTP/1.1 200 OK\r\n"
+    interval: float = 0.2
+    most: int = 25
+    #: Called with each connection, before its first byte is sent.
+    on_connection: Callable[[], object] | None = None
+    ends: list[str] = field(default_factory=list)
+    requests: list[bytes] = field(default_factory=list)
+    port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{PATH}"
+
+    def stall(self, connection: socket.socket) -> None:
+        with connection:
+            self.requests.append(connection.recv(65_536))
+            if self.on_connection is not None:
+                self.on_connection()
+            try:
+                connection.sendall(self.opening)
+                for _ in range(self.most):
+                    time.sleep(self.interval)
+                    connection.sendall(b"X")
+            except OSError:  # the client shut the connection down
+                self.ends.append("client")
+                return
+            self.ends.append("tarpit")
+
+
+@contextmanager
+def stalling(tarpit: Tarpit) -> Iterator[Tarpit]:
+    """``tarpit`` listening on a free port of 127.0.0.1 while the block runs."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    tarpit.port = listener.getsockname()[1]
+    threads: list[threading.Thread] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:  # closed: the block is over
+                return
+            thread = threading.Thread(target=tarpit.stall, args=(connection,), daemon=True)
+            threads.append(thread)
+            thread.start()
+
+    acceptor = threading.Thread(target=accept, daemon=True)
+    acceptor.start()
+    try:
+        yield tarpit
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        acceptor.join()
+        for thread in threads:
+            thread.join()

@@ -118,7 +118,7 @@ def test_w021_plain_http_endpoint() -> None:
     ]
 
 
-@pytest.mark.parametrize("value", [10, 0.5, 120])
+@pytest.mark.parametrize("value", [10, 0.5, 60])
 def test_e046_timeout_accepted(value: float) -> None:
     with override_settings(SITEMAPKIT_INDEXNOW_TIMEOUT=value):
         assert check_indexnow() == []
@@ -133,6 +133,39 @@ def test_e046_timeout_refused(value: object) -> None:
                 hint="Set SITEMAPKIT_INDEXNOW_TIMEOUT to a number of seconds such as 10 (the "
                 "default), or remove it.",
                 id="sitemapkit.E046",
+            )
+        ]
+
+
+@pytest.mark.parametrize("value", [60, 10, 0.5, 600])
+def test_e054_deadline_accepted(value: float) -> None:
+    with override_settings(SITEMAPKIT_INDEXNOW_DEADLINE=value, SITEMAPKIT_INDEXNOW_TIMEOUT=0.5):
+        assert check_indexnow() == []
+
+
+@pytest.mark.parametrize("value", [0, -1, "60", None, True, float("inf")])
+def test_e054_deadline_refused(value: object) -> None:
+    with override_settings(SITEMAPKIT_INDEXNOW_DEADLINE=value):
+        assert check_indexnow() == [
+            Error(
+                f"SITEMAPKIT_INDEXNOW_DEADLINE is {value!r}, not a positive number of seconds.",
+                hint="Set SITEMAPKIT_INDEXNOW_DEADLINE to a number of seconds such as 60 (the "
+                "default), or remove it.",
+                id="sitemapkit.E054",
+            )
+        ]
+
+
+def test_w024_a_request_longer_than_the_whole_submission() -> None:
+    with override_settings(SITEMAPKIT_INDEXNOW_TIMEOUT=120):
+        assert check_indexnow() == [
+            Warning(
+                "SITEMAPKIT_INDEXNOW_TIMEOUT is 120 seconds, more than "
+                "SITEMAPKIT_INDEXNOW_DEADLINE (60): no request can take longer than the "
+                "deadline of the whole submission, which leaves no time for a retry.",
+                hint="Set SITEMAPKIT_INDEXNOW_TIMEOUT to a few seconds (10 by default), or "
+                "raise SITEMAPKIT_INDEXNOW_DEADLINE to several times it (60 by default).",
+                id="sitemapkit.W024",
             )
         ]
 
@@ -205,6 +238,7 @@ def test_route_at_the_root_of_a_script_prefix() -> None:
         ("SITEMAPKIT_INDEXNOW_KEY", "short", "E044"),
         ("SITEMAPKIT_INDEXNOW_ENDPOINT", "indexnow", "E045"),
         ("SITEMAPKIT_INDEXNOW_TIMEOUT", 0, "E046"),
+        ("SITEMAPKIT_INDEXNOW_DEADLINE", 0, "E054"),
     ],
 )
 def test_indexnow_errors_are_registered(setting: str, value: object, check_id: str) -> None:
@@ -221,9 +255,10 @@ def test_indexnow_errors_are_registered(setting: str, value: object, check_id: s
         ({"SITEMAPKIT_INDEXNOW_ENDPOINT": "http://yandex.com/indexnow"}, "W021"),
         ({"ROOT_URLCONF": "testapp.urls_text_files_first"}, "W022"),
         ({"ROOT_URLCONF": "testapp.urls_subpath"}, "W023"),
+        ({"SITEMAPKIT_INDEXNOW_TIMEOUT": 90}, "W024"),
     ],
 )
-def test_indexnow_warnings_are_registered(settings: dict[str, str], check_id: str) -> None:
+def test_indexnow_warnings_are_registered(settings: dict[str, object], check_id: str) -> None:
     out = StringIO()
     with override_settings(SITEMAPKIT_INDEXNOW_KEY=KEY, **settings):
         # The test URLconfs lack the URL names of the test sources (E010): those

@@ -8,19 +8,22 @@ import json
 import logging
 import os
 import socket
+import time
 from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import override_settings
-from indexnow_endpoint import KEY, Endpoint, Scripted
+from indexnow_endpoint import KEY, Endpoint, Scripted, Tarpit, stalling
 
-from django_sitemapkit.indexnow import FileRecord, Submission, submit
+from django_sitemapkit.indexnow import REMOVED, FileRecord, Submission, submit
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SitemapSite
 
 SITE = SitemapSite("default", Origin.from_url("https://www.example.com"))
 KEPT = "left pending for the next build."
+GONE = "https://www.example.com/gone/"
 
 
 @pytest.fixture
@@ -39,8 +42,8 @@ def urls(count: int, lastmod: str = "2024-05-01") -> dict[str, str]:
     return {f"https://www.example.com/articles/{n:05d}/": lastmod for n in range(count)}
 
 
-def stored(record: FileRecord) -> dict[str, dict[str, str]]:
-    data: dict[str, dict[str, str]] = json.loads(record.path.read_bytes())
+def stored(record: FileRecord) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(record.path.read_bytes())
     return data
 
 
@@ -82,20 +85,101 @@ def test_202_accepted_counts_as_accepted(endpoint: Endpoint, record: FileRecord)
 def test_429_is_retried_after_retry_after_then_accepted(
     endpoint: Endpoint, record: FileRecord, caplog: pytest.LogCaptureFixture
 ) -> None:
-    endpoint.then(Scripted(429, {"Retry-After": "3"}), Scripted(429, {"Retry-After": "3600"}))
+    endpoint.then(Scripted(429, {"Retry-After": "3"}), Scripted(429, {"Retry-After": "20"}))
     sleeps = Sleeps()
     with caplog.at_level(logging.WARNING, "django_sitemapkit"):
         submission = submit(SITE, urls(2), record, sleep=sleeps)
     assert submission == Submission(endpoint.url, requests=3, sent=2, accepted=2)
-    # Retry-After in seconds, held to a minute.
-    assert sleeps == [3.0, 60.0]
+    assert sleeps == [3.0, 20.0]
     assert caplog.messages == [
         f"IndexNow: {endpoint.url} answered 429 Too Many Requests; trying again in "
         f"{seconds} seconds."
-        for seconds in (3, 60)
+        for seconds in (3, 20)
     ]
     assert len(endpoint.received) == 3
     assert len({request.body for request in endpoint.received}) == 1
+
+
+def test_a_retry_after_past_the_deadline_is_not_waited(
+    endpoint: Endpoint, record: FileRecord
+) -> None:
+    endpoint.then(Scripted(429, {"Retry-After": "60"}))
+    sleeps = Sleeps()
+    with override_settings(SITEMAPKIT_INDEXNOW_DEADLINE=30):
+        submission = submit(SITE, urls(2), record, sleep=sleeps)
+    assert submission == Submission(
+        endpoint.url,
+        requests=1,
+        sent=2,
+        pending=2,
+        problems=(
+            f"{endpoint.url} answered 429 Too Many Requests; trying again in 60 seconds would "
+            f"end past SITEMAPKIT_INDEXNOW_DEADLINE (30 seconds). 2 URLs {KEPT}",
+        ),
+    )
+    assert sleeps == []
+    assert stored(record)["pending"] == urls(2)
+
+
+@pytest.mark.slow
+def test_an_endpoint_that_stalls_every_answer_ends_by_the_deadline(record: FileRecord) -> None:
+    with (
+        stalling(Tarpit()) as tarpit,
+        override_settings(
+            SITEMAPKIT_INDEXNOW_KEY=KEY,
+            SITEMAPKIT_INDEXNOW_ENDPOINT=tarpit.url,
+            SITEMAPKIT_INDEXNOW_TIMEOUT=1,
+            SITEMAPKIT_INDEXNOW_DEADLINE=1.5,
+        ),
+    ):
+        # Real waits: the backoff's second would end past the deadline.
+        submission = submit(SITE, urls(2), record)
+    assert submission == Submission(
+        tarpit.url,
+        requests=1,
+        sent=2,
+        pending=2,
+        problems=(
+            f"{tarpit.url} could not be reached (no whole answer within "
+            "SITEMAPKIT_INDEXNOW_TIMEOUT (1 second)); trying again in 1 second would end past "
+            f"SITEMAPKIT_INDEXNOW_DEADLINE (1.5 seconds). 2 URLs {KEPT}",
+        ),
+    )
+    assert tarpit.ends == ["client"]
+    assert stored(record)["pending"] == urls(2)
+
+
+@pytest.mark.slow
+def test_a_request_has_only_what_is_left_of_the_deadline(
+    endpoint: Endpoint, record: FileRecord
+) -> None:
+    # The first batch's answer would come after the whole deadline.
+    endpoint.on_request = lambda: time.sleep(1.5)
+    with override_settings(SITEMAPKIT_INDEXNOW_DEADLINE=1, SITEMAPKIT_INDEXNOW_TIMEOUT=5):
+        submission = submit(SITE, urls(10_001), record)
+    assert submission == Submission(
+        endpoint.url,
+        requests=1,
+        sent=10_000,
+        pending=10_001,
+        problems=(
+            f"{endpoint.url} could not be reached (no whole answer within what was left of "
+            "SITEMAPKIT_INDEXNOW_DEADLINE (1 second)); trying again in 1 second would end past "
+            f"SITEMAPKIT_INDEXNOW_DEADLINE (1 second). 10,001 URLs {KEPT}",
+        ),
+    )
+
+
+def test_no_batch_is_posted_once_the_deadline_has_passed(
+    endpoint: Endpoint, record: FileRecord
+) -> None:
+    with override_settings(SITEMAPKIT_INDEXNOW_DEADLINE=0.000_001):
+        submission = submit(SITE, urls(2), record)
+    message = f"SITEMAPKIT_INDEXNOW_DEADLINE (1e-06 seconds) ran out: 2 URLs {KEPT}"
+    assert submission == Submission(endpoint.url, pending=2, problems=(message,))
+    assert submission.summary() == f"IndexNow: nothing sent. {message} 2 URLs {KEPT}"
+    assert endpoint.received == []
+    assert stored(record)["pending"] == urls(2)
 
 
 def test_a_5xx_leaves_the_urls_pending_and_the_next_submit_sends_them(
@@ -250,5 +334,83 @@ def test_nothing_is_sent_without_a_key(endpoint: Endpoint, record: FileRecord) -
         submission = submit(SITE, urls(1), record)
     assert submission == Submission(endpoint.url, problems=("SITEMAPKIT_INDEXNOW_KEY is not set.",))
     assert submission.summary() == "IndexNow: nothing sent. SITEMAPKIT_INDEXNOW_KEY is not set."
+    assert endpoint.received == []
+    assert record.read() is None
+
+
+def test_a_submission_overlapping_another_keeps_what_the_other_left_pending(
+    endpoint: Endpoint, record: FileRecord
+) -> None:
+    # While the first submission's batch is on its way, a second one (the next
+    # build's) adds a URL, which the endpoint does not take (403).
+    later = {"https://www.example.com/later/": "2024-05-02"}
+    overlapping: list[Submission] = []
+
+    def second() -> None:
+        endpoint.on_request = None
+        endpoint.then(Scripted(403))
+        overlapping.append(submit(SITE, later, record))
+
+    endpoint.on_request = second
+    assert submit(SITE, urls(2), record) == Submission(endpoint.url, requests=1, sent=2, accepted=2)
+    # The second posted what was pending then: the first's URLs, and its own.
+    assert [overlapping[0].sent, overlapping[0].pending] == [3, 3]
+    # The first wrote its answer on the record as it was then, not as it read it.
+    assert stored(record) == {"format": 1, "pending": later, "accepted": urls(2)}
+
+
+@pytest.mark.slow
+def test_pending_is_capped_dropping_the_removed_then_the_oldest(
+    endpoint: Endpoint, record: FileRecord, caplog: pytest.LogCaptureFixture
+) -> None:
+    endpoint.keys = set()  # every submission refused (403): nothing leaves the record
+    first = urls(99_999)
+    submit(SITE, first | {GONE: REMOVED}, record)
+    assert len(stored(record)["pending"]) == 100_000
+    newest = {"https://www.example.com/new/a/": "", "https://www.example.com/new/b/": ""}
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, "django_sitemapkit"):
+        submission = submit(SITE, newest, record)
+    message = (
+        "2 pending URLs dropped (1 removed, 1 changed: the removed first, then the oldest "
+        "changes), to keep 100,000 pending at most; the sitemaps still list every URL for the "
+        "engines' crawlers."
+    )
+    assert caplog.messages[0] == f"IndexNow: {message}"
+    assert (submission.pending, submission.dropped, submission.problems[0]) == (
+        100_000,
+        2,
+        message,
+    )
+    assert stored(record)["pending"] == dict(list(first.items())[1:]) | newest
+
+
+def test_a_removed_url_is_pending_through_three_notifications_at_most(
+    endpoint: Endpoint, record: FileRecord
+) -> None:
+    endpoint.keys = set()  # refused every time (403)
+    for _ in range(3):
+        assert submit(SITE, {GONE: REMOVED}, record).pending == 1
+    assert stored(record)["rounds"] == {GONE: 3}
+    message = (
+        f"1 removed URL dropped, such as {GONE!r}: pending through 3 notifications without "
+        "being accepted. A crawler that fetches a removed URL finds it gone all the same."
+    )
+    assert submit(SITE, {}, record) == Submission(endpoint.url, dropped=1, problems=(message,))
+    assert stored(record) == {"format": 1, "pending": {}, "accepted": {}}
+    assert len(endpoint.received) == 3
+    # Listed again and removed again, it is a new removal.
+    submit(SITE, {GONE: "2024-06-01"}, record)
+    submit(SITE, {GONE: REMOVED}, record)
+    assert stored(record)["rounds"] == {GONE: 1}
+
+
+def test_nothing_is_sent_with_a_key_indexnow_refuses(
+    endpoint: Endpoint, record: FileRecord, caplog: pytest.LogCaptureFixture
+) -> None:
+    message = "SITEMAPKIT_INDEXNOW_KEY is 'short', which IndexNow refuses (sitemapkit.E044)."
+    with override_settings(SITEMAPKIT_INDEXNOW_KEY="short"):
+        assert submit(SITE, urls(1), record) == Submission(endpoint.url, problems=(message,))
+    assert caplog.messages == [f"IndexNow: {message}"]
     assert endpoint.received == []
     assert record.read() is None

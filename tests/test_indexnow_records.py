@@ -3,17 +3,23 @@ in a file or a storage, and what submit() does when it cannot be read or written
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from django.core.files.storage import FileSystemStorage
+from django.test import override_settings
 from indexnow_endpoint import Endpoint
 
+from django_sitemapkit.build.destinations import StorageDestination
 from django_sitemapkit.indexnow import FileRecord, StorageRecord, Submission, submit
 from django_sitemapkit.indexnow import records as indexnow_records
-from django_sitemapkit.indexnow.records import State
+from django_sitemapkit.indexnow.records import RecordBusy
+from django_sitemapkit.indexnow.state import State
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SitemapSite
 
@@ -37,34 +43,6 @@ def test_storage_record_keeps_its_name(tmp_path: Path) -> None:
     record.write(b"two")
     assert record.read() == b"two"
     assert [path.name for path in (tmp_path / "indexnow").iterdir()] == ["record.json"]
-
-
-def test_a_state_already_accepted_is_not_pending_again() -> None:
-    state = State()
-    state.merge({"https://www.example.com/a/": "2024-01-01"})
-    state.accept(["https://www.example.com/a/"])
-    state.merge({"https://www.example.com/a/": "2024-01-01", "https://www.example.com/b/": ""})
-    assert state == State(
-        pending={"https://www.example.com/b/": ""},
-        accepted={"https://www.example.com/a/": "2024-01-01"},
-    )
-
-
-def test_the_accepted_urls_kept_are_the_most_recent(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(indexnow_records, "MAX_ACCEPTED", 3)
-    state = State(accepted={"a": "1", "b": "1", "c": "1"})
-    state.merge({"a": "2", "d": "1"})
-    state.accept(["a", "d"])
-    assert list(state.accepted.items()) == [("c", "1"), ("a", "2"), ("d", "1")]
-
-
-def test_a_record_of_another_format_starts_anew(caplog: pytest.LogCaptureFixture) -> None:
-    record = MemoryRecord(b'{"format": 2, "pending": {}, "accepted": {}}')
-    with caplog.at_level(logging.ERROR, "django_sitemapkit"):
-        assert State.load(record) == State()
-    assert caplog.messages == [
-        "The IndexNow record <in memory> cannot be read (format 2, not 1); it starts anew."
-    ]
 
 
 class MemoryRecord:
@@ -97,6 +75,15 @@ class BrokenRecord(MemoryRecord):
         if not self.writable:
             raise ConnectionError("the storage is down")
         super().write(content)
+
+
+def test_a_record_of_another_format_starts_anew(caplog: pytest.LogCaptureFixture) -> None:
+    record = MemoryRecord(b'{"format": 2, "pending": {}, "accepted": {}}')
+    with caplog.at_level(logging.ERROR, "django_sitemapkit"):
+        assert State.load(record) == State()
+    assert caplog.messages == [
+        "The IndexNow record <in memory> cannot be read (format 2, not 1); it starts anew."
+    ]
 
 
 def test_a_record_that_cannot_be_parsed_starts_anew(
@@ -138,3 +125,98 @@ def test_a_record_that_cannot_be_written_does_not_stop_the_urls(endpoint: Endpoi
         accepted=10_001,
         problems=("The IndexNow record <in memory> could not be written: the storage is down",),
     )
+
+
+@pytest.mark.parametrize(
+    ("plant", "why"),
+    [
+        (lambda path: path.write_bytes(b" " * 1_001), "it is more than 1,000 bytes"),
+        # A FIFO would block the read for ever, and a link lead anywhere.
+        (os.mkfifo, "it is not a regular file"),
+        (lambda path: path.symlink_to(path.parent / "elsewhere.json"), "it is a symbolic link"),
+    ],
+    ids=["too-large", "fifo", "link"],
+)
+def test_a_record_that_is_no_record_is_set_aside(
+    endpoint: Endpoint,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    plant: Callable[[Path], object],
+    why: str,
+) -> None:
+    monkeypatch.setattr(indexnow_records, "MAX_RECORD_BYTES", 1_000)
+    (tmp_path / "elsewhere.json").write_bytes(b"not the record's")
+    record = FileRecord(tmp_path / "sitemapkit-indexnow.json")
+    plant(record.path)
+    with caplog.at_level(logging.ERROR, "django_sitemapkit"):
+        assert submit(SITE, {URL: ""}, record).accepted == 1
+    assert caplog.messages == [
+        f"The IndexNow record {record!r} cannot be read ({why}); it starts anew."
+    ]
+    # Replaced by a record of the app's; what a link pointed to is untouched.
+    assert record.path.is_file()
+    assert not record.path.is_symlink()
+    assert json.loads(record.path.read_bytes())["accepted"] == {URL: ""}
+    assert (tmp_path / "elsewhere.json").read_bytes() == b"not the record's"
+
+
+def test_a_record_whose_lock_stays_held_is_left_as_it_is(
+    endpoint: Endpoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexnow_records, "LOCK_WAIT", 0.2)
+    record = FileRecord(tmp_path / "sitemapkit-indexnow.json")
+    before = State(pending={"https://www.example.com/old/": ""}).dump()
+    record.write(before)
+    # Another process, stopped while it holds the record's lock.
+    with open(tmp_path / ".sitemapkit-indexnow.json.lock", "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        submission = submit(SITE, {URL: ""}, record)
+    assert submission == Submission(
+        endpoint.url,
+        requests=1,
+        sent=1,
+        accepted=1,
+        problems=(
+            f"The IndexNow record {record!r} could not be read (another process has held the "
+            f"lock of {record!r} for 0.2 seconds); it is left as it is, and this build's "
+            "changes are sent without it.",
+        ),
+    )
+    assert record.read() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_storage_record_is_locked_for_every_machine_that_shares_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The lock build_sitemaps gives it: PostgreSQL's advisory lock, or a file's
+    # on SQLite (build/locks.py).
+    monkeypatch.setattr(indexnow_records, "LOCK_WAIT", 0.2)
+    options = {"location": str(tmp_path)}
+    stores = {
+        "sitemaps": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": options}
+    }
+    with override_settings(STORAGES=stores):
+        record, other = (StorageDestination("sitemaps", f"{p}/").record() for p in ("www", "shop"))
+        assert isinstance(record, StorageRecord)
+        assert isinstance(other, StorageRecord)
+        with record.lock():
+            with pytest.raises(RecordBusy) as raised, record.lock():
+                pass
+            assert str(raised.value) == (
+                f"another process has held the lock of {record!r} for 0.2 seconds"
+            )
+            # Another site's record, and the build lock of the same site, are free.
+            with other.lock(), StorageDestination("sitemaps", "www/").lock():
+                pass
+        with record.lock():
+            pass
+
+
+def test_a_storage_record_of_a_projects_own_needs_no_lock(
+    endpoint: Endpoint, tmp_path: Path
+) -> None:
+    record = StorageRecord(FileSystemStorage(location=tmp_path), "indexnow/record.json")
+    assert submit(SITE, {URL: ""}, record).accepted == 1
+    assert json.loads(record.read() or b"")["accepted"] == {URL: ""}

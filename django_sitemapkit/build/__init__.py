@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from django_sitemapkit.build.destinations import Destination, PublishFailed
 from django_sitemapkit.build.manifest import Manifest
-from django_sitemapkit.build.notify import changed_urls, notify
+from django_sitemapkit.build.notify import changed_urls, notify, record
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import BuildPlan, next_number, plan_build
 from django_sitemapkit.build.render import Progress, render_shards
@@ -34,6 +34,7 @@ from django_sitemapkit.build.sets import (
 )
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.indexnow.submission import Notice
 from django_sitemapkit.names import INDEX_FILENAME, SECTION_NAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
@@ -84,7 +85,7 @@ def build(
     with destination.lock():
         try:
             render = renderer or local_renderer(site, options, jobs, progress)
-            result = build_locked(destination, sources, options, site, partial, render)
+            result, notice = build_locked(destination, sources, options, site, partial, render)
         except BaseException as exc:
             error = failed(destination, exc)
             if error is exc:
@@ -92,6 +93,15 @@ def build(
             raise error from exc
     for section in result.sections:
         done(section)
+    if notice is not None:
+        # After the lock: a slow endpoint never keeps the next build out (notify.py).
+        try:
+            result.indexnow = notify(site, notice)
+        except KeyboardInterrupt as exc:
+            raise BuildInterrupted(
+                f"Interrupted while sending to IndexNow. The new set of {destination.label} "
+                "was published; the URLs not sent are left pending for the next build."
+            ) from exc
     return result
 
 
@@ -102,7 +112,10 @@ def build_locked(
     site: SitemapSite,
     partial: bool,
     renderer: Renderer,
-) -> BuildResult:
+) -> tuple[BuildResult, Notice | None]:
+    """The new set, published; and what its notification is to send, kept in the
+    IndexNow record before the publish, so that a build that dies after it loses
+    nothing."""
     plan = plan_build(destination, sources, options, site, partial)
     old, recorded, now = plan.old, plan.recorded, plan.now
     rendered = {shard.job.number: shard for shard in renderer(plan, destination)}
@@ -140,7 +153,7 @@ def build_locked(
         removed=sorted(earlier - names),
     )
     if not new.written and not result.removed and unchanged(manifest, old):
-        return result
+        return result, None
     if options.validate:
         from django_sitemapkit.build.validation import validate_staged
 
@@ -149,17 +162,16 @@ def build_locked(
         validate_staged(destination.staging, destination.local_names(new.written))
     sending = options.indexnow and conf.INDEXNOW_KEY is not None
     changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
+    notice = record(site, destination, changed) if changed is not None else None
     destination.publish(new.written, manifest.to_json(), result.removed)
     result.published = True
     result.replaced = list(new.written)
-    if changed is not None:
-        result.indexnow = notify(site, destination, changed)
-    elif sending:
+    if sending and changed is None:
         result.indexnow_skipped = (
             "IndexNow: nothing sent, as there was no earlier set built with these settings "
             "to compare with (the next build sends what it changes)."
         )
-    return result
+    return result, notice
 
 
 #: Renders the shards of a plan to the destination's staging, in the plan's order.

@@ -122,14 +122,17 @@ class StorageDestination(Destination):
         root = Path(tempfile.gettempdir()) / f"sitemapkit-{secrets.token_hex(8)}"
         self.staging = Staging(str(root))
 
+    @property
+    def lock_name(self) -> str:
+        return f"{self.alias}\0{self.prefix}" if self.prefix else self.alias
+
     @contextmanager
     def lock(self) -> Iterator[None]:
         # A storage offers no lock of its own: the database holds it, so that
         # builds on two machines never publish at once (locks.py). The sites
         # of one storage (a prefix each) are built independently.
-        name = f"{self.alias}\0{self.prefix}" if self.prefix else self.alias
         try:
-            with storage_lock(name, self.label):
+            with storage_lock(self.lock_name, self.label):
                 Path(self.staging.directory).mkdir(mode=0o700)
                 yield
         finally:
@@ -154,7 +157,12 @@ class StorageDestination(Destination):
         """A storage keeps an unchanged file where it is: it is not uploaded again."""
 
     def record(self) -> Record:
-        return StorageRecord(self.storage, self.prefix + RECORD_FILENAME)
+        # Its own lock, held by the database too: the notifications of builds on
+        # two machines may overlap, and a build's changes are kept meanwhile.
+        name = f"{self.lock_name}\0indexnow"
+        return StorageRecord(
+            self.storage, self.prefix + RECORD_FILENAME, lock=lambda: storage_lock(name, self.label)
+        )
 
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
         try:

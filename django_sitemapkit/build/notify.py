@@ -1,14 +1,22 @@
-"""After a publish: the URLs it added, changed or removed, sent to IndexNow
-(``indexnow/``). Nothing here can fail the build: the set is published first."""
+"""The URLs a publish added, changed or removed, sent to IndexNow (``indexnow/``).
+
+They are read from the staged and the published files before the publish,
+and kept in the IndexNow record while the build lock is held (``keep()``:
+quick, no request); they are sent after the lock is released (``notify()``),
+within ``SITEMAPKIT_INDEXNOW_DEADLINE``, so that however slow the endpoint,
+the next build can start. Nothing here can fail the build."""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.manifest import Manifest
-from django_sitemapkit.indexnow import Submission, changes, submit
+from django_sitemapkit.indexnow import Submission, changes
+from django_sitemapkit.indexnow.notification import send
+from django_sitemapkit.indexnow.submission import Notice, keep
 from django_sitemapkit.names import section_of
 from django_sitemapkit.sites.configured import SitemapSite
 
@@ -53,5 +61,10 @@ def published(destination: Destination, names: list[str]) -> Iterator[bytes]:
             yield content
 
 
-def notify(site: SitemapSite, destination: Destination, changed: dict[str, str]) -> Submission:
-    return submit(site, changed, destination.record())
+def record(site: SitemapSite, destination: Destination, changed: dict[str, str]) -> Notice:
+    """Keep ``changed`` in the destination's record, for the notification to send."""
+    return keep(site, changed, destination.record())
+
+
+def notify(site: SitemapSite, notice: Notice) -> Submission:
+    return send(site, notice, sleep=time.sleep)

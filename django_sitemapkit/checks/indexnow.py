@@ -27,7 +27,25 @@ INCLUDE = "path('', include('django_sitemapkit.urls'))"
 
 
 def check_indexnow(**kwargs: Any) -> list[CheckMessage]:
-    return check_key() + check_endpoint() + check_values("INDEXNOW_TIMEOUT")
+    return check_key() + check_endpoint() + check_durations()
+
+
+def check_durations() -> list[CheckMessage]:
+    """E046, E054: the table's; W024: a request allowed longer than the whole submission."""
+    errors = check_values("INDEXNOW_TIMEOUT") + check_values("INDEXNOW_DEADLINE")
+    timeout, deadline = conf.INDEXNOW_TIMEOUT, conf.INDEXNOW_DEADLINE
+    if errors or timeout <= deadline:
+        return errors
+    return [
+        Warning(
+            f"SITEMAPKIT_INDEXNOW_TIMEOUT is {timeout!r} seconds, more than "
+            f"SITEMAPKIT_INDEXNOW_DEADLINE ({deadline!r}): no request can take longer than "
+            "the deadline of the whole submission, which leaves no time for a retry.",
+            hint="Set SITEMAPKIT_INDEXNOW_TIMEOUT to a few seconds (10 by default), or raise "
+            "SITEMAPKIT_INDEXNOW_DEADLINE to several times it (60 by default).",
+            id="sitemapkit.W024",
+        )
+    ]
 
 
 def check_key() -> list[CheckMessage]:

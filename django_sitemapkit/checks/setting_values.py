@@ -98,6 +98,11 @@ FINDINGS = {
         hint="Set SITEMAPKIT_INDEXNOW_TIMEOUT to a number of seconds such as 10 (the "
         "default), or remove it.",
     ),
+    "INDEXNOW_DEADLINE": Finding(
+        id="sitemapkit.E054",
+        hint="Set SITEMAPKIT_INDEXNOW_DEADLINE to a number of seconds such as 60 (the "
+        "default), or remove it.",
+    ),
     "QUEUE": Finding(
         id="sitemapkit.E049",
         hint="Set it to the name of the queue the shards' workers consume (Celery's, "

@@ -1,35 +1,50 @@
 """Where IndexNow submission keeps what it has to send and what was accepted: a
-record of two mappings of URL to state, stored as JSON in a file or a Django
-storage, between one build and the next.
+record, stored as JSON (``state.py``) in a file or a Django storage, between one
+build and the next.
 
-A URL's state is what a change of it is told by: its ``<lastmod>``, ``""`` for
-none, or ``"removed"``. The record says which state of each URL is still to be
-sent (pending) and which the endpoint accepted, so that no state is sent twice.
+A build adds its changes to the record while it holds the build lock; its
+notification, after the lock is released, reads what is pending and writes back
+what the endpoint answered. So that neither loses what the other wrote, each
+read and write of a record is done under a lock of its own, held only that long
+(never while a request is made), and waited for at most ``LOCK_WAIT`` seconds.
 """
 
 from __future__ import annotations
 
-import json
-import logging
+import errno
+import fcntl
 import os
+import stat
 import tempfile
-from dataclasses import dataclass, field
-from itertools import islice
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol, runtime_checkable
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
 
-logger = logging.getLogger("django_sitemapkit")
+from django_sitemapkit.exceptions import BuildError
 
 #: The record's name beside the build's output, for a project's only site.
 RECORD_NAME = "sitemapkit-indexnow.json"
-#: How many accepted URLs a record remembers, the most recently accepted: about
-#: 100 MB of JSON at most. A URL forgotten only loses the guard against sending
-#: the same state twice; its next change is sent as any other.
-MAX_ACCEPTED = 1_000_000
-FORMAT = 1
+#: The largest record read: about 128 MB, more than the URLs a record keeps take
+#: (``state.py`` sheds the oldest accepted ones before a record grows past it).
+#: A larger one is not the app's, and is set aside as one that cannot be parsed.
+MAX_RECORD_BYTES = 128 * 1024 * 1024
+#: The longest a process waits for another's read and write of the record.
+LOCK_WAIT = 5.0
+LOCK_POLL = 0.02
+
+
+class UnfitRecord(ValueError):
+    """A record that is no regular file, or too large: set aside, as one that cannot
+    be parsed is."""
+
+
+class RecordBusy(Exception):
+    """Another process held the record's lock for ``LOCK_WAIT`` seconds."""
 
 
 class Record(Protocol):
@@ -42,6 +57,45 @@ class Record(Protocol):
         """Replace the bytes with ``content``, whole or not at all."""
 
 
+@runtime_checkable
+class Lockable(Protocol):
+    """A record several processes may write: each holds ``lock()`` to read and write it."""
+
+    def lock(self) -> AbstractContextManager[None]: ...
+
+
+def locked(record: Record) -> AbstractContextManager[None]:
+    """The record's lock; none for a record of a project's own that has no ``lock()``."""
+    return record.lock() if isinstance(record, Lockable) else nullcontext()
+
+
+@contextmanager
+def waited(take: Callable[[], AbstractContextManager[None]], record: str) -> Iterator[None]:
+    """Hold the lock ``take`` gives, or refuses at once (``BlockingIOError`` from
+    ``flock()``, ``BuildError`` from the build's locks) while another process holds
+    it: tried again until ``LOCK_WAIT`` seconds have passed."""
+    give_up = time.monotonic() + LOCK_WAIT
+    with ExitStack() as stack:
+        while True:
+            try:
+                stack.enter_context(take())
+                break
+            except (BlockingIOError, BuildError) as exc:
+                if time.monotonic() >= give_up:
+                    raise RecordBusy(
+                        f"another process has held the lock of {record} for {LOCK_WAIT:g} seconds"
+                    ) from exc
+                time.sleep(LOCK_POLL)
+        yield
+
+
+def bounded(file: IO[bytes]) -> bytes:
+    content = file.read(MAX_RECORD_BYTES + 1)
+    if len(content) > MAX_RECORD_BYTES:
+        raise UnfitRecord(f"it is more than {MAX_RECORD_BYTES:,} bytes")
+    return content
+
+
 class FileRecord:
     """A record in a local file, replaced atomically."""
 
@@ -52,15 +106,26 @@ class FileRecord:
         return f"FileRecord({str(self.path)!r})"
 
     def read(self) -> bytes | None:
+        # Not through a symbolic link, nor from a FIFO or a device, which could
+        # block or never end: the record is a regular file the app wrote.
         try:
-            return self.path.read_bytes()
+            descriptor = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UnfitRecord("it is a symbolic link") from exc
+            raise
+        with open(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise UnfitRecord("it is not a regular file")
+            return bounded(file)
 
     def write(self, content: bytes) -> None:
         # A temporary file in the same directory, renamed over the record
-        # (os.replace is atomic within a file system): a crash leaves the old
-        # record or the new one, never half of one.
+        # (os.replace is atomic within a file system, and replaces a link or
+        # anything else of that name, never what it points to): a crash leaves
+        # the old record or the new one, never half of one.
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
         )
@@ -74,13 +139,36 @@ class FileRecord:
             Path(temporary).unlink(missing_ok=True)
             raise
 
+    def lock(self) -> AbstractContextManager[None]:
+        return waited(self.try_lock, repr(self))
+
+    @contextmanager
+    def try_lock(self) -> Iterator[None]:
+        # A file of its own: the record is replaced by a rename, so a lock on
+        # it would be on the file it was. flock() is released by the kernel
+        # when a process dies, so a crashed one leaves no stale lock.
+        with open(self.path.parent / f".{self.path.name}.lock", "a") as lock_file:
+            fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
+
 
 class StorageRecord:
-    """A record in a Django storage."""
+    """A record in a Django storage; ``lock``, where several processes (or machines)
+    may write it, holds a lock every one of them shares, or raises ``BuildError``
+    at once while another holds it (``build_sitemaps`` gives it the database's)."""
 
-    def __init__(self, storage: Storage, name: str) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        name: str,
+        lock: Callable[[], AbstractContextManager[None]] | None = None,
+    ) -> None:
         self.storage = storage
         self.name = name
+        self.take_lock = lock
 
     def __repr__(self) -> str:
         return f"StorageRecord({self.storage!r}, {self.name!r})"
@@ -89,8 +177,7 @@ class StorageRecord:
         if not self.storage.exists(self.name):
             return None
         with self.storage.open(self.name, "rb") as file:
-            content: bytes = file.read()
-        return content
+            return bounded(file)
 
     def write(self, content: bytes) -> None:
         # A storage gives a new name to a file saved over an existing one
@@ -106,61 +193,7 @@ class StorageRecord:
                 f"{self.storage!r} saved the IndexNow record as {saved!r}, not {self.name!r}."
             )
 
-
-@dataclass
-class State:
-    """A record's contents: URL to state, pending and accepted, in the order of their
-    last change (a dict keeps it, and JSON keeps the dict's)."""
-
-    pending: dict[str, str] = field(default_factory=dict)
-    accepted: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, record: Record) -> State:
-        """The record's state; an empty one if there is none, or if it cannot be read
-        (logged: what was pending is lost, what was accepted may be sent again)."""
-        content = record.read()
-        if content is None:
-            return cls()
-        try:
-            data = json.loads(content)
-            if data.get("format") != FORMAT:
-                raise ValueError(f"format {data.get('format')!r}, not {FORMAT}")
-            pending, accepted = data["pending"], data["accepted"]
-            if not all(is_states(part) for part in (pending, accepted)):
-                raise ValueError("pending or accepted is not an object of strings")
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            logger.error("The IndexNow record %r cannot be read (%s); it starts anew.", record, exc)
-            return cls()
-        return cls(pending, accepted)
-
-    def dump(self) -> bytes:
-        data = {"format": FORMAT, "pending": self.pending, "accepted": self.accepted}
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
-
-    def merge(self, changed: dict[str, str]) -> None:
-        """Make ``changed`` pending, but for a state already accepted."""
-        for url, state in changed.items():
-            self.pending.pop(url, None)
-            if self.accepted.get(url) != state:
-                self.pending[url] = state
-
-    def accept(self, urls: list[str]) -> None:
-        for url in urls:
-            state = self.pending.pop(url)
-            # Moved to the end: the most recently accepted are the ones kept.
-            self.accepted.pop(url, None)
-            self.accepted[url] = state
-        excess = len(self.accepted) - MAX_ACCEPTED
-        if excess > 0:
-            self.accepted = dict(islice(self.accepted.items(), excess, None))
-
-    def drop(self, urls: list[str]) -> None:
-        for url in urls:
-            del self.pending[url]
-
-
-def is_states(value: object) -> bool:
-    return isinstance(value, dict) and all(
-        isinstance(url, str) and isinstance(state, str) for url, state in value.items()
-    )
+    def lock(self) -> AbstractContextManager[None]:
+        if self.take_lock is None:
+            return nullcontext()
+        return waited(self.take_lock, repr(self))
