@@ -283,3 +283,23 @@ def test_counts_and_alternates_of_an_i18n_section(client: Client, sources: Sourc
         ("/en/articles/c/", "2"),
         ("/fr/articles/c/", "2"),
     ]
+
+
+class ByTitle(ArticleSource):
+    lastmod = "title"
+
+
+def test_a_lastmod_field_that_is_no_date_is_never_a_500(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by trying: the HTML page, like the XML, answered 500 (sitemapkit.E063).
+    sources(ByTitle)
+    article = ArticleFactory.create(title="x")
+    assert fetch(client, "/sitemap-articles-1.html")[0] == 404
+    assert (
+        f"Skipped pk={article.pk} of source 'articles': lastmod 'x' is not a date or datetime."
+        in caplog.messages
+    )
+    status, body, _ = fetch(client, "/sitemap.html")
+    assert status == 200
+    assert table(body)[1][0][2] == ""
