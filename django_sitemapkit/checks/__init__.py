@@ -31,7 +31,8 @@ points below. Ids are never reused; docs/checks.md lists every one.
   - ``scope``: which sources fall under the sitemap's directory (for ``urls``);
 
 - ``urls``: the URLconf and middleware the sitemap is served through (E033,
-  W002-W004);
+  W002-W004), and the app missing from ``INSTALLED_APPS`` (E064, run by the
+  patterns of its URLconfs, not registered);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``compat``: the drop-in views' URL patterns (W011);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
