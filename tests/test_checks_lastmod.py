@@ -17,7 +17,7 @@ from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import Field, SitemapSource, StaticSource
 from django_sitemapkit.checks import check_sources
-from django_sitemapkit.checks.sources.lastmod import is_date
+from django_sitemapkit.sources.lastmods import is_date
 
 Sources = Callable[..., None]
 SOURCE = f"Sitemap source {__name__}"

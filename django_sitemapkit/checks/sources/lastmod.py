@@ -10,7 +10,6 @@ therefore skips every row of the section: found here, before a crawler does.
 from __future__ import annotations
 
 from django.core.checks import CheckMessage, Error
-from django.core.exceptions import FieldError
 from django.db import models
 
 from django_sitemapkit.checks.sources.declarations import describe
@@ -22,6 +21,7 @@ from django_sitemapkit.sources.declaration import (
     SitemapSource,
 )
 from django_sitemapkit.sources.entries import field_path
+from django_sitemapkit.sources.lastmods import is_date, selected_field
 from django_sitemapkit.values import format_lastmod
 
 
@@ -77,26 +77,3 @@ def date_fields_fix(model: type[models.Model]) -> str:
     if not dates:
         return f"{label} has no date or datetime field: remove lastmod"
     return f"Set lastmod to a date or datetime field of {label} ({' or '.join(map(repr, dates))})"
-
-
-def selected_field(queryset: models.QuerySet[models.Model], path: str) -> object | None:
-    """The field (or an annotation's output field) that ``values(path)`` selects;
-    ``None`` if the path does not exist (E011) or its type cannot be told."""
-    try:
-        query = queryset.values(path).query
-        expression = (
-            query.annotation_select[path] if path in query.annotation_select else query.select[0]
-        )
-        found: object = expression.output_field
-    except FieldError:  # no such path (E011), or an expression of mixed types
-        return None
-    return found
-
-
-def is_date(field: object) -> bool:
-    # A DateTimeField is a DateField (django.db.models.fields); a custom field
-    # stored as either says so in its internal type.
-    return isinstance(field, models.DateField) or (
-        isinstance(field, models.Field)
-        and field.get_internal_type() in ("DateField", "DateTimeField")
-    )
