@@ -29,7 +29,8 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.hosts import site_for_request
 
 # Importing the URLconf registers the converters the pattern below uses.
-from django_sitemapkit.urls import PageConverter
+from django_sitemapkit.urls import InstalledCheckPattern, PageConverter
+from django_sitemapkit.views.decorators import sitemap_view
 from django_sitemapkit.views.http import answered
 
 # Contrib 404s a p that is not a whole number. The page converter's pattern
@@ -39,6 +40,7 @@ PAGE = re.compile(PageConverter.regex)
 
 
 @require_safe
+@sitemap_view
 def contrib_page(request: HttpRequest, section: str) -> HttpResponseBase:
     """301 to this app's page ``p`` (default 1) of ``section``; 404 for a section
     not registered here or a ``p`` contrib would not have served either."""
@@ -64,5 +66,10 @@ def contrib_page(request: HttpRequest, section: str) -> HttpResponseBase:
 
 
 urlpatterns = [
-    path("sitemap-<sitemapkit_section:section>.xml", contrib_page, name="sitemapkit-contrib-page"),
+    InstalledCheckPattern(
+        path(
+            "sitemap-<sitemapkit_section:section>.xml", contrib_page, name="sitemapkit-contrib-page"
+        ),
+        __name__,
+    ),
 ]

@@ -13,11 +13,11 @@ from django_sitemapkit import views
 
 # Importing urls registers the section and page converters (once: Django
 # refuses a second registration of a name).
-from django_sitemapkit.urls import urlpatterns as _xml_urlpatterns  # noqa: F401
+from django_sitemapkit.urls import InstalledCheckPattern
 
 app_name = "sitemapkit_html"
 urlpatterns = [
-    path("sitemap.html", views.html_index, name="index"),
+    InstalledCheckPattern(path("sitemap.html", views.html_index, name="index"), __name__),
     path(
         "sitemap-<sitemapkit_section:section>-<sitemapkit_page:page>.html",
         views.html_page,

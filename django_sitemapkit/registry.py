@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from django.apps import apps
+
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources import BaseSource
 
@@ -18,6 +20,22 @@ WHERE_SOURCES_ARE = (
     "INSTALLED_APPS, is never imported: move it into an installed app, or add its app to "
     "INSTALLED_APPS."
 )
+
+#: Said wherever the app finds itself missing from INSTALLED_APPS (its views, its
+#: URLconf's system check, robots.txt): its ready() is what imports every app's
+#: sitemaps.py and registers its system checks, so nothing else would say it.
+MISSING_APP = (
+    "django_sitemapkit is not in INSTALLED_APPS, so no app's sitemaps.py is imported "
+    "(no source is registered) and its system checks are not registered."
+)
+ADD_APP = 'Add it to your settings: INSTALLED_APPS += ["django_sitemapkit"].'
+NOT_INSTALLED = f"{MISSING_APP} {ADD_APP}"
+
+
+def installed() -> bool:
+    """Whether the app is in ``INSTALLED_APPS``, so that its ``ready()`` has filled the
+    registry."""
+    return apps.is_installed("django_sitemapkit")
 
 
 class Registry:

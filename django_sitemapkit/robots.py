@@ -11,7 +11,7 @@ from django.views.decorators.http import require_safe
 from django_sitemapkit.conf import conf
 from django_sitemapkit.locations.policy import index_path
 from django_sitemapkit.names import INDEX_FILENAME
-from django_sitemapkit.registry import registry
+from django_sitemapkit.registry import NOT_INSTALLED, installed, registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.framework import UnusableSite
 from django_sitemapkit.sites.hosts import (
@@ -23,6 +23,7 @@ from django_sitemapkit.sites.hosts import (
     site_named,
 )
 from django_sitemapkit.views import serving
+from django_sitemapkit.views.decorators import chosen_by_host
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -43,8 +44,12 @@ def sitemap_lines(request: HttpRequest | None = None, *, site: str | None = None
     while the current Site cannot give the base URL: a crawler told of a dead
     index keeps asking for it, and may report the site for it. In the file
     modes a built index is served whatever is registered, so it is still named
-    if it is there (looked for only in that case).
+    if it is there (looked for only in that case). Without the app in
+    ``INSTALLED_APPS`` there is none either, and the error log says so.
     """
+    if not installed():
+        logger.error("robots.txt names no sitemap: %s", NOT_INSTALLED)
+        return []
     try:
         chosen = chosen_site(request, site)
     except UnusableSite as exc:
@@ -88,6 +93,7 @@ def built_index_exists(site: SitemapSite) -> bool:
 
 
 @require_safe
+@chosen_by_host
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """A robots.txt that allows every crawler everywhere and names the sitemap index
     (if it can be answered: see ``sitemap_lines()``)."""

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-from django.urls import path, register_converter
+from django.core.checks import CheckMessage
+from django.urls import URLPattern, path, register_converter
 
 from django_sitemapkit import views
+from django_sitemapkit.checks.urls import check_installed
 from django_sitemapkit.conf import conf
 from django_sitemapkit.names import INDEXNOW_KEY_PATTERN, SECTION_PATTERN
 from django_sitemapkit.views.key_file import indexnow_key
@@ -54,13 +56,31 @@ class IndexNowKeyConverter:
         return self.to_python(value)
 
 
+class InstalledCheckPattern(URLPattern):
+    """A pattern of the app's URLconfs whose system check also reports the app missing
+    from ``INSTALLED_APPS`` (sitemapkit.E064).
+
+    Django checks every pattern of ``ROOT_URLCONF`` (``check_url_config``),
+    whatever is installed; the app's own checks are registered by its
+    ``ready()``, which never runs without it. One pattern per URLconf carries
+    it, so the message comes once for each URLconf included.
+    """
+
+    def __init__(self, pattern: URLPattern, urlconf: str) -> None:
+        super().__init__(pattern.pattern, pattern.callback, pattern.default_args, pattern.name)
+        self.urlconf = urlconf
+
+    def check(self) -> list[CheckMessage]:
+        return [*super().check(), *check_installed(self.urlconf)]
+
+
 register_converter(SectionConverter, "sitemapkit_section")
 register_converter(PageConverter, "sitemapkit_page")
 register_converter(IndexNowKeyConverter, "sitemapkit_indexnow_key")
 
 app_name = "sitemapkit"
 urlpatterns = [
-    path("sitemap.xml", views.index, name="index"),
+    InstalledCheckPattern(path("sitemap.xml", views.index, name="index"), __name__),
     path("sitemap.xml.gz", views.index_gz, name="index_gz"),
     path(
         "sitemap-<sitemapkit_section:section>-<sitemapkit_page:page>.xml",

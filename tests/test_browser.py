@@ -6,6 +6,9 @@ suite's), on a fresh SQLite file seeded with a few posts by its own commands.
 The DOM Chromium builds must carry exactly the links of the XML documents the
 same server sends, and reference nothing outside the page.
 
+A last test follows every link of the HTML sitemap in Chromium, served by this
+suite's live server from sources whose locations try to leave the site.
+
 Needs the ``chromium`` program (Debian's chromium package; .ci/run installs it);
 without it the tests are skipped.
 """
@@ -22,18 +25,24 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import NamedTuple
-from urllib.parse import urljoin
+from typing import Any, NamedTuple
+from urllib.parse import urljoin, urlsplit
 
 import pytest
+from devtools import Browser
+from factories import ArticleFactory
 from lxml import html as lxml_html
 from lxml.html import HtmlElement
+from pytest_django.live_server_helper import LiveServer
 from sitemap_xml import ExtendedUrl, parse_extended_urlset, parse_index
+from testapp.sitemaps import ArticleSource
 
 EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "example_project"
 POSTS = 30
@@ -362,3 +371,92 @@ def assert_url_row(row: HtmlElement, url: ExtendedUrl) -> None:
     assert text(row[3]) == (url.priority or "")
     assert text(row[4]) == str(len(url.alternates))
     assert text(row[5]) == str(len(url.images))
+
+
+# -- every link followed, from sources that try to leave the site -----------------
+
+
+class OffSite(ArticleSource):
+    """Each row's slug is its location: some are paths whose dot segments leave a
+    path starting with "//", which a link without the origin reads as a host."""
+
+    def location(self, row: Any) -> str:
+        return str(row["slug"])
+
+
+#: Locations that once became href="//evil.example/...", and some on the site.
+HOSTILE = ["/blog/..//evil.example/a", "/.//evil.example/b", "/%2e//evil.example/c"]
+LISTED = ["/articles/one/", "/about/"]
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """evil.example, on 127.0.0.1: it records every request that reaches it."""
+
+    seen: list[str]
+
+    def do_GET(self) -> None:
+        self.seen.append(f"{self.headers.get('Host')} {self.path}")
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def evil_host() -> Iterator[tuple[int, list[str]]]:
+    """A server standing for evil.example: its port, and the requests it got."""
+    seen: list[str] = []
+    handler = type("EvilRecorder", (Recorder,), {"seen": seen})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.urls("testapp.urls_html")
+def test_every_link_of_the_html_sitemap_stays_on_the_site(
+    live_server: LiveServer,
+    settings: Any,
+    sources: Callable[..., None],
+    evil_host: tuple[int, list[str]],
+    tmp_path: Path,
+) -> None:
+    settings.SITEMAPKIT_BASE_URL = live_server.url
+    sources(OffSite)
+    for slug in [*LISTED, *HOSTILE]:
+        ArticleFactory.create(slug=slug)
+    evil_port, evil_seen = evil_host
+    chromium = find_chromium()
+    assert chromium is not None
+    # evil.example is the recorder; any other name but the live server's resolves nowhere.
+    rules = (
+        f"MAP evil.example 127.0.0.1:{evil_port}, MAP * ~NOTFOUND, "
+        f"EXCLUDE {urlsplit(live_server.url).hostname}"
+    )
+    site = live_server.url + "/"
+    followed: dict[str, int | None] = {}
+    with Browser(chromium, CHROMIUM_FLAGS, tmp_path / "profile", rules) as browser:
+        for page in ("sitemap.html", "sitemap-articles-1.html"):
+            assert browser.visit(site + page) == (site + page, 200)
+            links = browser.links()
+            assert links
+            for link in links:
+                followed[link] = browser.visit(link).status
+                assert browser.visit(site + page).status == 200
+    assert evil_seen == []
+    # Every link led to the site, and the site answered each.
+    assert followed == {
+        f"{site}sitemap-articles-1.html": 200,
+        f"{site}sitemap-articles-1.xml": 200,
+        f"{site}sitemap.html": 200,
+        f"{site}articles/one/": 200,
+        f"{site}about/": 200,
+    }

@@ -638,6 +638,23 @@ def test_files_mode_serves_each_host_its_own_files(
         assert fetch(client, "/sitemap.xml.gz", Host="other.example.com")[0] == 404
 
 
+def test_files_mode_names_the_host_in_vary_beside_accept_encoding(
+    several: Sites, sources: Sources, client: Client, tmp_path: Path
+) -> None:
+    sources(SiteArticles, PagesSource)
+    articles_per_site(several, 2)
+    run(output=str(tmp_path), verbosity=0)
+    with override_settings(SITEMAPKIT_SERVE="files", SITEMAPKIT_OUTPUT_DIR=str(tmp_path)):
+        gzip = {"Accept-Encoding": "gzip"}
+        status, _, headers = fetch(client, "/sitemap.xml", Host=HOSTS["www"], **gzip)
+        assert (status, headers["Vary"]) == (200, "Accept-Encoding, Host")
+        unchanged = {"Host": HOSTS["www"], "If-None-Match": headers["ETag"], **gzip}
+        again = client.get("/sitemap.xml", headers=unchanged)
+        assert (again.status_code, again["Vary"]) == (304, "Accept-Encoding, Host")
+        elsewhere = client.get("/sitemap.xml", headers={"Host": "other.example.com"})
+        assert (elsewhere.status_code, elsewhere["Vary"]) == (404, "Host")
+
+
 # -- a process of its own ----------------------------------------------------------------
 
 

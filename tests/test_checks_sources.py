@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from django.core.checks import Error
@@ -310,35 +308,6 @@ def test_e014_source_limit(sources: Sources, value: object) -> None:
             id="sitemapkit.E014",
         )
     ]
-
-
-class BadStaticLastmod(StaticSource):
-    name = "static"
-    urls = ["home"]
-    lastmod: Any = "2024-01-01"
-
-
-def test_e015_lastmod_constant(sources: Sources) -> None:
-    sources(BadStaticLastmod)
-    assert check_sources() == [
-        Error(
-            f"{SOURCE}.BadStaticLastmod declares lastmod '2024-01-01', which is neither a "
-            "date, a datetime, nor a field path.",
-            hint="Name a date or datetime field (lastmod = 'updated_at'), or define a "
-            "lastmod(row) method.",
-            obj=BadStaticLastmod,
-            id="sitemapkit.E015",
-        )
-    ]
-
-
-class GoodStaticLastmod(BadStaticLastmod):
-    lastmod = dt.date(2024, 1, 1)
-
-
-def test_e015_accepts_a_date(sources: Sources) -> None:
-    sources(GoodStaticLastmod)
-    assert check_sources() == []
 
 
 class BadStaticItem(StaticSource):

@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 from contrib_side_by_side import SITE, at, serve_side_by_side, tricky_articles
-from django.contrib.sitemaps import Sitemap
+from django.contrib.sitemaps import GenericSitemap, Sitemap
 from django.db import connection
+from django.http import Http404
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.utils.http import http_date
+from factories import ArticleFactory
 from lxml import etree
 from sitemap_xml import NS, fetch, parse_index, parse_urlset
 from testapp.models import Article
@@ -299,3 +301,38 @@ def test_a_failure_after_the_first_byte_is_logged_and_the_page_left_unclosed(
         r"\(RuntimeError: the item is gone\); the response ends there, without its closing tag\.",
         record.getMessage(),
     ), record.getMessage()
+
+
+class SometimesDated(Sitemap):  # type: ignore[type-arg]
+    """A lastmod that is no date for one item of two."""
+
+    def items(self) -> list[int]:
+        return [1, 2]
+
+    def location(self, item: int) -> str:
+        return f"/n/{item}/"
+
+    def lastmod(self, item: int) -> object:
+        return at(item) if item == 1 else "yesterday"
+
+
+def test_a_lastmod_that_is_no_date_is_skipped_and_logged_never_a_500(
+    rf: RequestFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    response = sitemap(rf.get("/sitemap.xml"), {"dated": SometimesDated}, section="dated")
+    body = b"".join(response.streaming_content)  # type: ignore[attr-defined]
+    assert response.status_code == 200
+    assert response["Last-Modified"] == http_date(at(1).timestamp())
+    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/n/1/"]
+    assert caplog.messages == [
+        "Skipped item 2 of source 'dated': lastmod 'yesterday' is not a date or datetime."
+    ]
+    # A GenericSitemap's date_field that holds no date: every item skipped, a 404.
+    caplog.clear()
+    article = ArticleFactory.create(title="x")
+    titled = GenericSitemap({"queryset": Article.objects.order_by("pk"), "date_field": "title"})
+    with pytest.raises(Http404):
+        sitemap(rf.get("/sitemap.xml"), {"titled": titled}, section="titled")
+    assert caplog.messages[0] == (
+        f"Skipped pk={article.pk} of source 'titled': lastmod 'x' is not a date or datetime."
+    )

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from contrib_side_by_side import SITE, serve_side_by_side, tricky_articles
+from django.contrib.sitemaps import Sitemap
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import Client, override_settings
@@ -191,3 +192,31 @@ def test_register_refuses_a_lone_site_name() -> None:
         "register(sites='shop') takes a list of site names; write sites=['shop']."
     )
     assert registry.all() == []
+
+
+class ConstantNotADate(Sitemap):  # type: ignore[type-arg]
+    """contrib's template writes whatever the constant is; here it is no lastmod."""
+
+    lastmod = "yesterday"
+
+    def items(self) -> list[str]:
+        return ["/a/", "/b/"]
+
+    def location(self, item: str) -> str:
+        return item
+
+
+def test_a_lastmod_constant_that_is_no_date_is_skipped_and_logged_never_a_500(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The page's Last-Modified read the constant as a date: a 500 (issue 28).
+    compat.register({"constant": ConstantNotADate})
+    for url in ("/sitemap-constant-1.xml", "/sitemap-constant-1.xml.gz"):
+        caplog.clear()
+        assert fetch(client, url)[0] == 404
+        assert caplog.messages[:2] == [
+            "Skipped item '/a/' of source 'constant': lastmod 'yesterday' is not a date or "
+            "datetime.",
+            "Skipped 1 more row of source 'constant' on page 1 for the same reason as item "
+            "'/a/' (2 in all).",
+        ]

@@ -337,3 +337,81 @@ def test_the_contrib_redirects_stay_on_the_requesting_site(client: Client, names
     assert www.status_code == 404
     forged = client.get("/sitemap-articles.xml", headers={"Host": "forged.example.com"})
     assert forged.status_code == 404
+
+
+# -- Vary: the headers that chose the site ------------------------------------
+
+KEY = "0123456789abcdef0123456789abcdef"
+#: Every URL whose answer depends on the site its host chose, each with the host
+#: of a site that answers it (200, or the redirect's 301) and one that has none.
+CHOSEN = [
+    "/sitemap.xml",
+    "/sitemap.xml.gz",
+    "/sitemap-pages-1.xml",
+    "/sitemap-pages-1.xml.gz",
+    "/sitemap.html",
+    "/sitemap-pages-1.html",
+    "/robots.txt",
+    f"/{KEY}.txt",
+]
+
+
+@pytest.mark.urls("testapp.urls_html")
+@pytest.mark.parametrize(("forwarded", "vary"), [(False, "Host"), (True, "Host, X-Forwarded-Host")])
+def test_every_answer_names_the_headers_that_chose_the_site_in_vary(
+    client: Client, names: Names, settings: Any, forwarded: bool, vary: str
+) -> None:
+    # Found by trying: with USE_X_FORWARDED_HOST, X-Forwarded-Host chose another
+    # site's sitemap with no Vary naming it, so a cache keyed on Host could store
+    # one site's sitemap under another's URL.
+    settings.USE_X_FORWARDED_HOST = forwarded
+    settings.SITEMAPKIT_INDEXNOW_KEY = KEY
+    chosen = {"X-Forwarded-Host": "shop.example.com"} if forwarded else {}
+    for url in CHOSEN:
+        assert status_and_vary(client, url, Host="www.example.com", **chosen) == (200, vary), url
+        # A 404 differs per host too (a host no site has), and is cacheable.
+        refused = {"X-Forwarded-Host": "forged.example.com"} if forwarded else {}
+        unknown = status_and_vary(client, url, Host="forged.example.com", **refused)
+        assert unknown == (200 if url == "/robots.txt" else 404, vary), url
+    # A 304 carries the Vary of its 200 (RFC 9110 section 15.4.5).
+    etag = fetch(client, "/sitemap.xml", Host="www.example.com", **chosen)[2]["ETag"]
+    again = status_and_vary(
+        client, "/sitemap.xml", Host="www.example.com", **{"If-None-Match": etag}, **chosen
+    )
+    assert again == (304, vary)
+    # The header that chose: with USE_X_FORWARDED_HOST, X-Forwarded-Host over Host.
+    both = {"Host": "shop.example.com", "X-Forwarded-Host": "www.example.com"}
+    offers = status_and_vary(client, "/sitemap-offers-1.xml", **both)
+    assert offers == (404 if forwarded else 200, vary)
+
+
+def status_and_vary(client: Client, url: str, **headers: str) -> tuple[int, str | None]:
+    """The status and Vary of ``url``, its body read to the end (and its rows' cursor
+    closed with it)."""
+    status, _, answered = fetch(client, url, **headers)
+    return status, answered.get("Vary")
+
+
+@pytest.mark.urls("testapp.urls_html")
+def test_with_one_site_the_host_chooses_nothing_and_vary_does_not_name_it(
+    client: Client, settings: Any
+) -> None:
+    settings.USE_X_FORWARDED_HOST = True
+    ArticleFactory.create()
+    for url in [*CHOSEN[:-1], "/sitemap-nope-1.xml"]:
+        status, vary = status_and_vary(client, url, **{"X-Forwarded-Host": "www.example.com"})
+        assert (status, vary) == (404 if "nope" in url else 200, None), url
+
+
+@pytest.mark.urls("testapp.urls_compat")
+def test_the_drop_in_views_name_the_host_in_vary(client: Client, names: Names) -> None:
+    for host, status in (("www.example.com", 200), ("forged.example.com", 404)):
+        for url in ("/compat/sitemap.xml", "/compat/sitemap-articles.xml"):
+            assert status_and_vary(client, url, Host=host) == (status, "Host"), url
+
+
+@pytest.mark.urls("testapp.urls_contrib_redirects")
+def test_the_contrib_redirects_name_the_host_in_vary(client: Client, names: Names) -> None:
+    for host, status in (("www.example.com", 301), ("forged.example.com", 404)):
+        response = client.get("/sitemap-articles.xml", headers={"Host": host})
+        assert (response.status_code, response["Vary"]) == (status, "Host")

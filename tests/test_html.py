@@ -16,7 +16,7 @@ from sitemap_xml import fetch, parse_index, parse_urlset, streamed
 from testapp.models import Photo
 from testapp.sitemaps import ArticleSource, PagesSource
 
-from django_sitemapkit import Related
+from django_sitemapkit import InvalidEntry, Related
 from django_sitemapkit.encoding.html import STYLE, href
 from django_sitemapkit.views.http import NO_SOURCES
 
@@ -178,6 +178,45 @@ def test_href() -> None:
     assert href(f"{SITE}:8443/a/", SITE) == f"{SITE}:8443/a/"
 
 
+def test_href_of_a_path_starting_with_two_slashes_keeps_the_origin() -> None:
+    # Written "//evil.example/x", the link would be to the host evil.example
+    # (RFC 3986 section 4.2); with its origin it stays on the site.
+    assert href(f"{SITE}//evil.example/x", SITE) == f"{SITE}//evil.example/x"
+    assert href(f"{SITE}//", SITE) == f"{SITE}//"
+
+
+class OffSite(ArticleSource):
+    """Locations that dot segments turn into a path starting with '//'."""
+
+    def location(self, row: Any) -> str:
+        return f"{row['slug']}/x"
+
+
+def test_a_location_whose_path_starts_with_two_slashes_is_linked_nowhere(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(OffSite)
+    ArticleFactory.create(slug="/articles")
+    evil = ArticleFactory.create(slug="/blog/..//evil.example")
+    body = fetch(client, "/sitemap-articles-1.html")[1]
+    assert table(body)[1][0][0] == (f"{SITE}/articles/x", "/articles/x")
+    assert b"evil.example" not in body
+    assert [url.loc for url in parse_urlset(fetch(client, "/sitemap-articles-1.xml")[1])] == [
+        f"{SITE}/articles/x"
+    ]
+    assert (
+        f"Skipped pk={evil.pk} of source 'articles': location '/blog/..//evil.example/x' "
+        "resolves to the path '//evil.example/x', which starts with '//' and so reads as "
+        "another host in a link (RFC 3986 section 4.2)." in caplog.messages
+    )
+    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(InvalidEntry) as raised:
+        fetch(client, "/sitemap-articles-1.html")
+    assert str(raised.value).startswith(
+        f"Skipped pk={evil.pk} of source 'articles': location '/blog/..//evil.example/x' "
+        "resolves to the path '//evil.example/x'"
+    )
+
+
 def test_with_no_source_registered_the_404_says_so(client: Client, sources: Sources) -> None:
     # Its exact text is in test_views.py.
     sources()
@@ -244,3 +283,23 @@ def test_counts_and_alternates_of_an_i18n_section(client: Client, sources: Sourc
         ("/en/articles/c/", "2"),
         ("/fr/articles/c/", "2"),
     ]
+
+
+class ByTitle(ArticleSource):
+    lastmod = "title"
+
+
+def test_a_lastmod_field_that_is_no_date_is_never_a_500(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by trying: the HTML page, like the XML, answered 500 (sitemapkit.E063).
+    sources(ByTitle)
+    article = ArticleFactory.create(title="x")
+    assert fetch(client, "/sitemap-articles-1.html")[0] == 404
+    assert (
+        f"Skipped pk={article.pk} of source 'articles': lastmod 'x' is not a date or datetime."
+        in caplog.messages
+    )
+    status, body, _ = fetch(client, "/sitemap.html")
+    assert status == 200
+    assert table(body)[1][0][2] == ""

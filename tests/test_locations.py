@@ -154,6 +154,50 @@ def test_refused_locations(location: str, message: str) -> None:
     assert str(info.value) == message
 
 
+@pytest.mark.parametrize(
+    ("location", "path"),
+    [
+        ("/blog/..//evil.example/x", "//evil.example/x"),
+        ("/.//evil.example/x", "//evil.example/x"),
+        ("/%2e//evil.example/x", "//evil.example/x"),
+        ("/%2E%2E//evil.example/x", "//evil.example/x"),
+        ("/a/b/../..//evil.example/x?q#f", "//evil.example/x?q#f"),
+        ("https://www.example.com/..//evil.example/x", "//evil.example/x"),
+        ("https://www.example.com//evil.example/x", "//evil.example/x"),
+        ("https://WWW.EXAMPLE.COM:443/.//evil.example", "//evil.example"),
+    ],
+)
+def test_a_location_whose_path_starts_with_two_slashes_is_refused(location: str, path: str) -> None:
+    # Found by trying: after dot-segment removal the path was "//evil.example/x",
+    # which the HTML sitemap wrote as href="//evil.example/x", a link off the site.
+    message = (
+        f"location {location!r} resolves to the path {path!r}, which starts with '//' and "
+        "so reads as another host in a link (RFC 3986 section 4.2)"
+    )
+    policy = LocationPolicy(ORIGIN, "/")
+    with pytest.raises(InvalidEntry) as info:
+        policy.absolute(location)
+    assert str(info.value) == message
+    if location.startswith("/"):
+        with pytest.raises(InvalidEntry) as info:
+            policy.absolute_path(location)
+        assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        # A "//" after the first segment is a path on the site, as written.
+        ("/blog//x", "https://www.example.com/blog//x"),
+        ("/blog/./x//y", "https://www.example.com/blog/x//y"),
+        ("/a/..", "https://www.example.com/"),
+        ("/%2F/evil.example/x", "https://www.example.com/%2F/evil.example/x"),
+    ],
+)
+def test_two_slashes_after_the_first_segment_are_listed(location: str, expected: str) -> None:
+    assert LocationPolicy(ORIGIN, "/").absolute(location) == expected
+
+
 def test_location_rule_for_a_sitemap_under_a_sub_path() -> None:
     policy = LocationPolicy(ORIGIN, "/shop/")
     assert policy.absolute("/shop/item/") == "https://www.example.com/shop/item/"

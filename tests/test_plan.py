@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import Any
 
@@ -172,3 +173,29 @@ def test_the_sitemap_s_directory_is_read_in_language_code_like_the_urls() -> Non
         assert [entry.loc for entry in entries_of(ShopArticles())] == [
             "https://www.example.com/en/shop/a/"
         ]
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "aggregated"),
+    [
+        ("updated_at", "updated_at"),
+        ("published_on", "published_on"),
+        ("updated_at__date", "updated_at__date"),
+        # Not dates: their MAX() is no lastmod (and on PostgreSQL MAX() of a
+        # boolean is an error). The rows still read them, and are skipped.
+        ("title", None),
+        ("published", None),
+        ("pk", None),
+        (None, None),
+    ],
+)
+def test_only_a_lastmod_path_that_holds_dates_is_aggregated(
+    lastmod: str | None, aggregated: str | None
+) -> None:
+    source = type("Dated", (ArticleSource,), {"lastmod": lastmod, "__module__": __name__})
+    ArticleFactory.create(published_on=dt.date(2024, 3, 1))
+    compiled = compile_plan(source())
+    assert compiled.lastmod_path == aggregated
+    stats = compiled.pager.section_stats()
+    assert stats.rows == 1
+    assert (stats.lastmod is None) == (aggregated is None)

@@ -24,13 +24,15 @@ points below. Ids are never reused; docs/checks.md lists every one.
 - ``sources/``, what a project declares:
 
   - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
-  - ``values``: each source's declarations (E006-E011, E013-E015, E017);
+  - ``values``: each source's declarations (E006-E011, E013, E014, E017);
+  - ``lastmod``: a ``lastmod`` constant or field that is no date (E015, E063);
   - ``declarations``: the kind of each documented declaration and hook (E031);
   - ``extensions``: languages, alternates, images, videos, news (E026-E029);
   - ``scope``: which sources fall under the sitemap's directory (for ``urls``);
 
 - ``urls``: the URLconf and middleware the sitemap is served through (E033,
-  W002-W004);
+  W002-W004), and the app missing from ``INSTALLED_APPS`` (E064, run by the
+  patterns of its URLconfs, not registered);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``compat``: the drop-in views' URL patterns (W011);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the

@@ -1,4 +1,5 @@
-"""System checks of the URLconf and middleware the sitemap is served through."""
+"""System checks of the URLconf and middleware the sitemap is served through, and of
+the app those URLconfs need in ``INSTALLED_APPS``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from django.utils.module_loading import import_string
 from django_sitemapkit.checks.sources.declarations import describe
 from django_sitemapkit.checks.sources.scope import every_source_outside
 from django_sitemapkit.locations.policy import fixed_script_prefix, index_path, sitemap_directory
-from django_sitemapkit.registry import registry
+from django_sitemapkit.registry import ADD_APP, MISSING_APP, installed, registry
 
 
 def check_urls(**kwargs: Any) -> list[CheckMessage]:
@@ -107,3 +108,20 @@ def sitemap_directory_if_mounted() -> str | None:
     except NoReverseMatch:
         return None
     return sitemap_directory()
+
+
+def check_installed(urlconf: str) -> list[CheckMessage]:
+    """E064 while the app is missing from ``INSTALLED_APPS``: run by the patterns of
+    its URLconfs (``urls.InstalledCheckPattern``), since Django checks every pattern
+    of ``ROOT_URLCONF`` whatever is installed, and the checks above are registered
+    by the app's ``ready()``."""
+    if installed():
+        return []
+    return [
+        Error(
+            f"{urlconf} is included in the URLconf, but {MISSING_APP} Every sitemap URL "
+            "answers 500 (ImproperlyConfigured) until it is added.",
+            hint=ADD_APP,
+            id="sitemapkit.E064",
+        )
+    ]

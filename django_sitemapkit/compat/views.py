@@ -43,6 +43,7 @@ from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.views.database import checked_index
+from django_sitemapkit.views.decorators import chosen_by_host
 from django_sitemapkit.views.http import (
     Representation,
     answered,
@@ -75,6 +76,7 @@ def plans(sitemaps: Sitemaps, names: list[str], site: SitemapSite) -> list[Plan]
 
 
 @require_safe
+@chosen_by_host
 def index(
     request: HttpRequest,
     sitemaps: Sitemaps,
@@ -122,6 +124,7 @@ def index(
 
 
 @require_safe
+@chosen_by_host
 def sitemap(
     request: HttpRequest,
     sitemaps: Sitemaps,

@@ -103,9 +103,14 @@ def href(url: str, origin: str) -> str:
     that served this one, so the HTML sitemap works on runserver or a staging
     host too, where an absolute link would leave for production. The XML keeps
     absolute locations, which the protocol requires.
+
+    A path starting with ``//`` keeps its origin: without it, the link would be a
+    network-path reference (RFC 3986 section 4.2) to the host its first segment
+    names. The location rule refuses such paths; what is written here does not
+    depend on it.
     """
     rest = url[len(origin) :]
-    if url.startswith(origin) and rest[:1] in ("/", "?", "#", ""):
+    if url.startswith(origin) and rest[:1] in ("/", "?", "#", "") and rest[:2] != "//":
         return rest if rest.startswith("/") else "/" + rest
     return url
 

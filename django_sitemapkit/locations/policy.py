@@ -125,8 +125,21 @@ class LocationPolicy:
         except UnicodeError as exc:
             raise InvalidEntry(f"location {location!r} is not valid Unicode") from exc
         if uri.startswith("/") and not uri.startswith("//"):
-            return self.origin.url + without_dot_segments(strict_reference(uri))
-        return self._same_origin_url(uri)
+            path = without_dot_segments(strict_reference(uri))
+        else:
+            path = self._same_origin_path(uri)
+        if path.startswith("//"):
+            # RFC 3986 section 4.2: a reference starting "//" is a network-path
+            # reference, its first segment a host. On the origin the URL stays on
+            # the site, but whoever writes it as a link without the origin (the
+            # HTML sitemap did) sends readers to that host; and section 3.3 allows
+            # such a path only after an authority. No URL pattern of Django makes
+            # one, so this is a location built from data (a slug of "..//host").
+            raise InvalidEntry(
+                f"location {location!r} resolves to the path {path!r}, which starts with "
+                "'//' and so reads as another host in a link (RFC 3986 section 4.2)"
+            )
+        return self.origin.url + path
 
     def absolute_path(self, path: str) -> str:
         """``absolute()`` for a path ``reverse()`` returned, with its common case made cheap.
@@ -148,7 +161,9 @@ class LocationPolicy:
             return url
         return self.absolute(path)
 
-    def _same_origin_url(self, uri: str) -> str:
+    def _same_origin_path(self, uri: str) -> str:
+        """The path, query and fragment of an absolute ``uri`` on the site's origin,
+        without dot segments; ``InvalidEntry`` if it is on another origin."""
         try:
             parts = urlsplit(uri)
         except ValueError as exc:  # an unclosed "[" of an IPv6 host, say
@@ -164,7 +179,8 @@ class LocationPolicy:
                 f"location {uri!r} is not on {self.origin.url!r}, the site's base URL; "
                 "a sitemap lists URLs of one host only"
             )
-        # Rebuild on the canonical origin so case and default ports don't vary.
+        # Rebuilt on the canonical origin (by the caller), so case and default
+        # ports don't vary.
         rest = uri[len(f"{parts.scheme}://{parts.netloc}") :]
         rest = strict_reference(rest if rest.startswith("/") else "/" + rest)
-        return self.origin.url + without_dot_segments(rest)
+        return without_dot_segments(rest)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404, HttpRequest
 from django.http.request import split_domain_port
@@ -99,6 +100,16 @@ def site_named(name: str) -> SitemapSite | None:
     if framework_variant():
         return next((site for site in framework_sites()[0] if site.name == name), None)
     return setting_sites().get(name)
+
+
+def site_headers() -> tuple[str, ...]:
+    """The request headers ``site_for_request()`` chooses by: none with one site;
+    ``Host`` with several, and ``X-Forwarded-Host`` too with ``USE_X_FORWARDED_HOST``,
+    which ``get_host()`` then reads first. A response that depends on the choice
+    names them in ``Vary`` (RFC 9110 section 12.5.5)."""
+    if not several_sites():
+        return ()
+    return ("Host", "X-Forwarded-Host") if settings.USE_X_FORWARDED_HOST else ("Host",)
 
 
 def site_for_request(request: HttpRequest) -> SitemapSite:

@@ -1,4 +1,5 @@
-"""Each page's newest ``lastmod``, for the index, recomputed only when it can have changed.
+"""Each page's newest ``lastmod``, for the index, recomputed only when it can have changed;
+and the ``lastmod`` path those aggregates read, which must hold dates.
 
 A section's pages are described by one aggregate over the whole section (its
 row count, highest primary key and newest ``lastmod``, see
@@ -15,7 +16,8 @@ from collections.abc import Iterator
 from threading import Lock
 from typing import Any
 
-from django.db import connections
+from django.core.exceptions import FieldError
+from django.db import connections, models
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
@@ -130,3 +132,40 @@ def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | N
             for converter in converters:
                 value = converter(value, expression, connection)
             yield value
+
+
+def selected_field(queryset: models.QuerySet[Any], path: str) -> object | None:
+    """The field (or an annotation's output field) that ``values(path)`` selects;
+    ``None`` if the path does not exist (sitemapkit.E011) or its type cannot be told."""
+    try:
+        query = queryset.values(path).query
+        expression = (
+            query.annotation_select[path] if path in query.annotation_select else query.select[0]
+        )
+        found: object = expression.output_field
+    except FieldError:  # no such path, or an expression of mixed types
+        return None
+    return found
+
+
+def is_date(field: object) -> bool:
+    # A DateTimeField is a DateField (django.db.models.fields); a custom field
+    # stored as either says so in its internal type.
+    return isinstance(field, models.DateField) or (
+        isinstance(field, models.Field)
+        and field.get_internal_type() in ("DateField", "DateTimeField")
+    )
+
+
+def dated_path(queryset: models.QuerySet[Any], path: str | None) -> str | None:
+    """``path`` if it selects dates, else ``None``: the ``lastmod`` path whose ``MAX()``
+    pages and sections are described by.
+
+    Another column's ``MAX()`` is no lastmod (every row holding it is skipped
+    when the entries are written), and on PostgreSQL ``MAX()`` of a boolean or
+    a UUID is an error. A path whose type cannot be told is kept, as declared.
+    """
+    if path is None:
+        return None
+    found = selected_field(queryset, path)
+    return path if found is None or is_date(found) else None

@@ -41,7 +41,7 @@ from django_sitemapkit.sources.entries import (
 )
 from django_sitemapkit.sources.extended import extension_prefixes, language_codes
 from django_sitemapkit.sources.keyset import KeyColumn, ordering_key
-from django_sitemapkit.sources.lastmods import page_lastmods
+from django_sitemapkit.sources.lastmods import dated_path, page_lastmods
 from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, SectionStats
 from django_sitemapkit.sources.rows import RowShape, raw_values
 from django_sitemapkit.sources.static import StaticPager
@@ -219,7 +219,7 @@ def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationP
         raw=format_ is RowFormat.RAW,
         key=ordering_key(queryset.model, ordering),
         page_size=page_size,
-        lastmod_path=lastmod_path,
+        lastmod_path=dated_path(ordered, lastmod_path),
         chunk_size=conf.CHUNK_SIZE,
         strict=conf.STRICT,
     )

@@ -21,6 +21,7 @@ from django_sitemapkit.views.database import (
     database_index,
     database_page,
 )
+from django_sitemapkit.views.decorators import sitemap_view
 from django_sitemapkit.views.http import (
     GZIP,
     HTML,
@@ -34,21 +35,25 @@ __all__ = ["html_index", "html_page", "index", "index_gz", "page", "page_gz"]
 
 
 @require_safe
+@sitemap_view
 def index(request: HttpRequest) -> HttpResponseBase:
     return index_as(request, XML)
 
 
 @require_safe
+@sitemap_view
 def index_gz(request: HttpRequest) -> HttpResponseBase:
     return index_as(request, GZIP)
 
 
 @require_safe
+@sitemap_view
 def page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
     return page_as(request, section, page, XML)
 
 
 @require_safe
+@sitemap_view
 def page_gz(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
     return page_as(request, section, page, GZIP)
 
@@ -126,6 +131,7 @@ def built_file(
 
 
 @require_safe
+@sitemap_view
 def html_index(request: HttpRequest) -> HttpResponseBase:
     if not registry.all():
         return no_sources(request)
@@ -138,6 +144,7 @@ def html_index(request: HttpRequest) -> HttpResponseBase:
 
 
 @require_safe
+@sitemap_view
 def html_page(request: HttpRequest, section: str, page: int) -> HttpResponseBase:
     if not registry.all():
         return no_sources(request)

@@ -33,7 +33,7 @@ from django_sitemapkit.registry import WHERE_SOURCES_ARE
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.framework import UnusableSite
 from django_sitemapkit.sources.pages import LastmodValue
-from django_sitemapkit.values import http_timestamp
+from django_sitemapkit.values import http_timestamp, newest_lastmod
 from django_sitemapkit.views import serving
 
 logger = logging.getLogger("django_sitemapkit")
@@ -242,18 +242,20 @@ def document_response(
 
 
 def last_modified(lastmod: LastmodValue) -> int | None:
-    """``Last-Modified`` in seconds since the epoch, or ``None`` for a value that
-    cannot be expressed in UTC (a naive 9999-12-31 23:00 west of Greenwich).
+    """``Last-Modified`` in seconds since the epoch, or ``None`` for a value that is
+    no lastmod: not a date or datetime (the ``MAX()`` of a text field, say; each
+    row holding one is skipped and logged when the entries are written), or one
+    that cannot be expressed in UTC (a naive 9999-12-31 23:00 west of Greenwich).
+    ``newest_lastmod()`` is the rule, as for the index's.
 
     Never later than now: RFC 9110 section 8.8.2.1 has a future time replaced by
     the time of the response, or an ``If-Modified-Since`` of that future date
     would answer 304 to every change made before it.
     """
-    try:
-        timestamp = int(http_timestamp(lastmod))
-    except (OverflowError, ValueError):
+    value = newest_lastmod((lastmod,))
+    if value is None:
         return None
-    return min(timestamp, int(time.time()))
+    return min(int(http_timestamp(value)), int(time.time()))
 
 
 def weak_etag(site: SitemapSite, *parts: object) -> str:

@@ -7,12 +7,14 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.sites.hosts import several_sites, site_for_request
+from django_sitemapkit.views.decorators import sitemap_view
 
 # indexnow.org, "Verify ownership via a key": the file holds the key, as UTF-8 text.
 CONTENT_TYPE = "text/plain; charset=utf-8"
 
 
 @require_safe
+@sitemap_view
 def indexnow_key(request: HttpRequest, key: str) -> HttpResponse:
     """The key, on the host of every configured site and on no other (a 404).
 

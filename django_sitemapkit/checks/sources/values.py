@@ -15,6 +15,7 @@ from django.urls import NoReverseMatch
 from django_sitemapkit.checks.sites.source_sites import check_fixed_url, check_source_sites
 from django_sitemapkit.checks.sources.declarations import check_kinds, describe
 from django_sitemapkit.checks.sources.extensions import check_extensions
+from django_sitemapkit.checks.sources.lastmod import check_lastmod_constant, check_lastmod_field
 from django_sitemapkit.conf import MAX_URLS
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations.resolution import namespaced_resolver
@@ -29,7 +30,7 @@ from django_sitemapkit.sources.declaration import (
     StaticSource,
 )
 from django_sitemapkit.sources.plan import columns
-from django_sitemapkit.values import CHANGEFREQS, format_lastmod, format_priority
+from django_sitemapkit.values import CHANGEFREQS, format_priority
 
 
 def check_sources(**kwargs: Any) -> list[CheckMessage]:
@@ -137,28 +138,6 @@ def check_constants(source: BaseSource) -> list[CheckMessage]:
     return errors + check_lastmod_constant(source)
 
 
-def check_lastmod_constant(source: BaseSource) -> list[CheckMessage]:
-    lastmod = type(source).lastmod
-    if lastmod is None or callable(lastmod) or isinstance(lastmod, Field):
-        return []
-    if isinstance(source, SitemapSource) and isinstance(lastmod, str):
-        return []  # a field path, checked with the others
-    try:
-        format_lastmod(lastmod)
-    except InvalidEntry:
-        return [
-            Error(
-                f"{describe(source)} declares lastmod {lastmod!r}, which is neither a "
-                "date, a datetime, nor a field path.",
-                hint="Name a date or datetime field (lastmod = 'updated_at'), or define "
-                "a lastmod(row) method.",
-                obj=type(source),
-                id="sitemapkit.E015",
-            )
-        ]
-    return []
-
-
 def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
     if source.queryset is None:
         return [
@@ -169,7 +148,7 @@ def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
                 id="sitemapkit.E013",
             )
         ]
-    errors = check_field_paths(source)
+    errors = check_field_paths(source) + check_lastmod_field(source)
     if source.url_name is not None:
         errors += check_url_name(source, source.url_name, set(source.url_kwargs))
     elif not Declaration(source).overrides("location", SitemapSource) and not hasattr(
