@@ -232,8 +232,14 @@ class DirectoryDestination(Destination):
 
 
 def file_kind(mode: int) -> str:
-    kinds = {stat.S_ISLNK: "a symbolic link", stat.S_ISDIR: "a directory"}
-    return next((kind for test, kind in kinds.items() if test(mode)), "not a regular file")
+    """What a directory entry that is not a regular file is, for a message."""
+    kinds = {
+        stat.S_ISLNK: "a symbolic link",
+        stat.S_ISDIR: "a directory",
+        stat.S_ISFIFO: "a FIFO",
+        stat.S_ISSOCK: "a socket",
+    }
+    return next((kind for test, kind in kinds.items() if test(mode)), "a device")
 
 
 def exchange(first: Path, second: Path) -> bool:

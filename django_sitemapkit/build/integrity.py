@@ -73,7 +73,7 @@ class Inspection:
         if stored is None:
             return "is missing"
         if stored.other is not None:
-            return f"is {stored.other}, not a file"
+            return f"is {stored.other}, not a regular file"
         if stored.size is not None and stored.size != recorded:
             return f"has {stored.size:,} bytes where the manifest records {recorded:,}"
         if stored.changed:
