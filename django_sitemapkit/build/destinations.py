@@ -13,7 +13,6 @@ A page's ``.xml`` and ``.gz`` are replaced in the order ``order.py`` gives.
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import os
 import secrets
@@ -80,6 +79,8 @@ class Destination(ABC):
     #: How messages name this destination.
     label: str
     staging: Staging
+    #: Whether its published files may be read back from several threads at once.
+    parallel_reads = False
 
     @abstractmethod
     def lock(self) -> AbstractContextManager[None]:
@@ -154,12 +155,15 @@ class StorageDestination(Destination):
         self.prefix = prefix
         self.storage: Storage = storages[alias]
         self.bucket = s3.bucket_of(self.storage)
+        # S3Storage opens a connection per thread; another storage may not be safe so.
+        self.parallel_reads = self.bucket is not None
         self.label = f"storage {alias!r}" + (f" under {prefix!r}" if prefix else "")
         # Created by lock(), so a dry run leaves nothing behind.
         root = Path(tempfile.gettempdir()) / f"{NAME_PREFIX}{secrets.token_hex(8)}"
         self.staging = Staging(str(root))
         self.owner: IO[bytes] | None = None
-        self.manifest_time: dt.datetime | None = None
+        #: The set's objects in S3, listed once, when a file is first looked at.
+        self.listed: dict[str, s3.Head] | None = None
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -211,16 +215,24 @@ class StorageDestination(Destination):
         except NotImplementedError:
             return Stored(None) if self.storage.exists(stored_name) else None
 
-    def stored_in_s3(self, name: str) -> Stored:
-        """One HEAD request: the object's size, and whether it was changed after the set
-        was published (every file of a set is uploaded before its manifest)."""
+    def stored_in_s3(self, name: str) -> Stored | None:
+        """From one listing of the set's names (a request a thousand), and whether the
+        file was changed after the set was published (every file of a set is uploaded
+        before its manifest)."""
         assert self.bucket is not None
-        found = s3.head(self.bucket, self.prefix + name)
-        if self.manifest_time is None:
-            self.manifest_time = s3.head(self.bucket, self.prefix + MANIFEST_FILENAME).modified
-        # A file the storage compressed itself (its gzip option) has another size.
-        own = found.coding != "gzip" or name.endswith(GZIP_SUFFIX)
-        return Stored(found.size if own else None, changed=found.modified > self.manifest_time)
+        if self.listed is None:
+            # Every name a build publishes begins so; a user's other files are not listed.
+            self.listed = s3.listing(self.bucket, self.prefix, "sitemap")
+        found, manifest = self.listed.get(name), self.listed.get(MANIFEST_FILENAME)
+        if found is None:
+            return None
+        changed = manifest is not None and found.modified > manifest.modified
+        # With its gzip option, the storage may compress a file itself, which then
+        # has another size: its HEAD says (a .gz is stored as it is).
+        compressing = getattr(self.storage, "gzip", False) and not name.endswith(GZIP_SUFFIX)
+        if compressing and s3.head(self.bucket, self.prefix + name).coding == "gzip":
+            return Stored(None, changed=changed)
+        return Stored(found.size, changed=changed)
 
     def open_published(self, name: str) -> AbstractContextManager[IO[bytes]] | None:
         try:

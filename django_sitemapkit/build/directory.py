@@ -57,6 +57,8 @@ AT_FDCWD = -100
 
 
 class DirectoryDestination(Destination):
+    parallel_reads = True
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(os.path.abspath(path))
         self.label = str(self.path)

@@ -23,6 +23,7 @@ import hashlib
 import logging
 import zlib
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from typing import IO
 
@@ -35,6 +36,8 @@ logger = logging.getLogger("django_sitemapkit")
 # RFC 1952 section 2.3.1: every gzip member starts with ID1 ID2.
 GZIP_MAGIC = b"\x1f\x8b"
 BLOCK_SIZE = 1 << 20
+#: Files a thorough build reads back at once, where its destination allows.
+READERS = 8
 
 
 class Inspection:
@@ -56,18 +59,38 @@ class Inspection:
     def name_intact(self, file: ManifestFile, name: str) -> bool:
         if name not in self.verdicts:
             problem = self.problem(file, name)
-            if problem is not None:
-                logger.warning(
-                    "%s in %s %s: it is not kept, and the build writes it afresh.",
-                    name,
-                    self.destination.label,
-                    problem,
-                )
-            self.verdicts[name] = problem is None
+            if problem is None and self.thorough:
+                problem = self.content_problem(file, name)
+            self.judge(name, problem)
         return self.verdicts[name]
 
+    def look_ahead(self, files: list[ManifestFile]) -> None:
+        """Look at ``files`` now, a thorough build reading them back several at once where
+        the destination allows: on S3 a download is mostly waiting for the network."""
+        names = [(file, name) for file in files for name in file.names()]
+        problems = {name: self.problem(file, name) for file, name in names}
+        if self.thorough:
+            readable = [(file, name) for file, name in names if problems[name] is None]
+            threads = READERS if self.destination.parallel_reads else 1
+            with ThreadPoolExecutor(threads, thread_name_prefix="sitemapkit-check") as pool:
+                found = pool.map(lambda pair: self.content_problem(*pair), readable)
+                problems.update(zip([name for _, name in readable], found, strict=True))
+        for name, problem in problems.items():
+            self.judge(name, problem)
+
+    def judge(self, name: str, problem: str | None) -> None:
+        if problem is not None:
+            logger.warning(
+                "%s in %s %s: it is not kept, and the build writes it afresh.",
+                name,
+                self.destination.label,
+                problem,
+            )
+        self.verdicts[name] = problem is None
+
     def problem(self, file: ManifestFile, name: str) -> str | None:
-        """What is wrong with the published ``name``, one of ``file``'s names."""
+        """What is wrong with the published ``name``, one of ``file``'s names, as far as
+        its destination can tell without reading it."""
         recorded = file.gzip_size if name.endswith(GZIP_SUFFIX) else file.size
         stored = self.destination.stored(name)
         if stored is None:
@@ -78,7 +101,7 @@ class Inspection:
             return f"has {stored.size:,} bytes where the manifest records {recorded:,}"
         if stored.changed:
             return "was modified after its set was published"
-        return self.content_problem(file, name) if self.thorough else None
+        return None
 
     def content_problem(self, file: ManifestFile, name: str) -> str | None:
         opened = self.destination.open_published(name)

@@ -227,6 +227,8 @@ def plan_build(
     # A validating build reads every kept file anyway: it checks their SHA-256
     # first, so that a damaged one is rendered again rather than fail the build.
     inspection = Inspection(destination, thorough=full or options.validate)
+    if inspection.thorough and recorded is not None:
+        inspection.look_ahead(list(recorded.files()))
     if partial and recorded is not None:
         sources = [*sources, *damaged_sections(recorded, sources, site, inspection)]
     plans = [compile_plan(source, site) for source in sources]

@@ -1,6 +1,7 @@
 """django-storages' ``S3Storage`` as a destination, where the Storage API cannot say or
-do what a build needs: an object's HEAD (its size, coding and time in one request),
-many deletions in one request, and the multipart uploads a killed build left.
+do what a build needs: the sizes and times of many objects in one request, an
+object's HEAD, many deletions in one request, and the multipart uploads a killed
+build left.
 
 Importing this module imports neither django-storages nor boto3: a storage is
 recognised by what it has (``bucket`` and ``_normalize_name``), and a client's
@@ -74,6 +75,21 @@ def head(bucket: Bucket, name: str) -> Head:
     return Head(answer["ContentLength"], answer.get("ContentEncoding"), answer["LastModified"])
 
 
+def listing(bucket: Bucket, prefix: str, start: str) -> dict[str, Head]:
+    """The objects directly under ``prefix`` whose names begin with ``start``, by name:
+    a thousand a request, where a HEAD is one each. A listing gives no
+    ``Content-Encoding`` (``coding`` is ``None``)."""
+    directory = bucket.key(prefix + "x")[:-1]
+    pages = bucket.client.get_paginator("list_objects_v2").paginate(
+        Bucket=bucket.name, Prefix=directory + start, Delimiter="/"
+    )
+    return {
+        listed["Key"][len(directory) :]: Head(listed["Size"], None, listed["LastModified"])
+        for page in pages
+        for listed in page.get("Contents", [])
+    }
+
+
 def delete_all(bucket: Bucket, names: list[str]) -> None:
     """Delete ``names`` (those that exist), a thousand a request."""
     for start in range(0, len(names), DELETE_BATCH):
@@ -120,7 +136,7 @@ def abort_uploads(bucket: Bucket, prefix: str, ours: Callable[[str], bool]) -> l
     only a lifecycle rule would ever remove them. The caller holds the build
     lock, so no upload of these names can still be running.
     """
-    directory = bucket.key(prefix + "x")[:-1]
+    directory = bucket.key(prefix + "x")[:-1]  # "" or "location/", as the storage keys it
     aborted = []
     for key, upload in uploads_under(bucket, directory):
         name = key[len(directory) :]
