@@ -71,6 +71,11 @@ def cut_short(out: Path, tmp_path: Path) -> str:
     return f"{PAGE} in {out} has {size // 2:,} bytes where the manifest records {size:,}"
 
 
+def remove(out: Path, tmp_path: Path) -> str:
+    (out / PAGE).unlink()
+    return f"{PAGE} in {out} is missing"
+
+
 def flip_a_gzip_byte(out: Path, tmp_path: Path) -> str:
     name = PAGE + ".gz"
     with open(out / name, "r+b") as compressed:
@@ -104,12 +109,20 @@ def plant_a_fifo(out: Path, tmp_path: Path) -> str:
     return f"{PAGE} in {out} is a FIFO, not a regular file"
 
 
+def plant_a_directory(out: Path, tmp_path: Path) -> str:
+    (out / PAGE).unlink()
+    (out / PAGE).mkdir()
+    return f"{PAGE} in {out} is a directory, not a regular file"
+
+
 DAMAGES = {
     "cut short": cut_short,
+    "removed": remove,
     "a byte of its .gz flipped": flip_a_gzip_byte,
     "a link to a file outside": link_outside,
     "a link to another page": link_to_another_page,
     "a FIFO": plant_a_fifo,
+    "a directory": plant_a_directory,
 }
 
 
@@ -216,6 +229,9 @@ def test_validate_reads_the_kept_files_too(
         build(out, validate=True)
     assert str(raised.value).startswith(f"{PAGE} is not valid against sitemap.xsd: ")
     assert caplog.messages == []
+    # Rendered again, it is what a fresh build writes.
+    build(out, full=True, validate=True)
+    assert snapshot(out, built=False) == published
 
 
 @pytest.mark.parametrize(
