@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
@@ -269,3 +270,26 @@ def streamed(response: object) -> bytes:
     """The whole body of a streaming response."""
     assert isinstance(response, StreamingHttpResponse), type(response)
     return b"".join(cast(Iterator[bytes], response.streaming_content))
+
+
+def versions_served(client: Client, base_url: str) -> Iterator[tuple[str, set[bytes]]]:
+    """Each file the served index names, and what the readers of it get, decompressed:
+    a client that accepts gzip and one that does not at its ``.xml`` URL, and any
+    client at its ``.gz`` URL. The URL the index names must answer 200; the others
+    200 or 404 (a 404 is left out)."""
+    _, index, _ = fetch(client, "/sitemap.xml")
+    for loc, _ in parse_index(index):
+        page = loc.removeprefix(base_url + "/").removesuffix(".gz")
+        got = set()
+        for url, headers in [
+            (f"/{page}", {}),
+            (f"/{page}", {"Accept-Encoding": "gzip"}),
+            (f"/{page}.gz", {}),
+        ]:
+            status, body, answered = fetch(client, url, **headers)
+            assert status in (200, 404), (url, headers, status)
+            assert status == 200 or loc != base_url + url, (url, headers, status)
+            if status == 200:
+                coded = url.endswith(".gz") or answered.get("Content-Encoding") == "gzip"
+                got.add(gzip.decompress(body) if coded else body)
+        yield loc, got

@@ -550,7 +550,7 @@ def test_a_storage_that_refuses_one_sites_files_fails_that_site_alone(
         1,
         "The sitemaps of 1 of 3 sites failed (the other 2 were built):\n"
         f"- {shop!r} (https://shop.example.com): Publishing to {place} stopped: OSError: "
-        f"quota exceeded writing '{shop}/sitemap-pages-1.xml.gz'. The files uploaded before "
+        f"quota exceeded writing '{shop}/sitemap-pages-1.xml'. The files uploaded before "
         "it are in place, and the index, uploaded after every page, names only files that "
         "exist; run the build again.",
     )

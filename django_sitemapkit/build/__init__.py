@@ -120,7 +120,7 @@ def build_locked(
     old, recorded, now = plan.old, plan.recorded, plan.now
     rendered = {shard.job.number: shard for shard in renderer(plan, destination)}
     published = {f.name: f for f in old.files()} if old is not None else {}
-    new = NewSet()
+    new = NewSet(plan.inspection, options.gzip_links)
     for section in section_order(site, old):
         if section in plan.planned:
             namer = Namer(section, next_number(plan.known[section]))
@@ -152,14 +152,12 @@ def build_locked(
         unchanged=list(new.kept),
         removed=sorted(earlier - names),
     )
+    if options.validate:
+        from django_sitemapkit.build.validation import validate_set
+
+        validate_set(destination, new.written, new.kept)
     if not new.written and not result.removed and unchanged(manifest, old):
         return result, None
-    if options.validate:
-        from django_sitemapkit.build.validation import validate_staged
-
-        # A distributed build's pages were validated by the workers that
-        # rendered them: here only the files staged on this machine are.
-        validate_staged(destination.staging, destination.local_names(new.written))
     sending = options.indexnow and conf.INDEXNOW_KEY is not None
     changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
     notice = record(site, destination, changed) if changed is not None else None

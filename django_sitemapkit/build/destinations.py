@@ -7,6 +7,8 @@ changed files are uploaded first, pages before the index, then the manifest,
 then the files the new set no longer has are deleted: a crawler following the
 index finds every file it names, though for a moment some pages may already
 be newer than the index. Files whose bytes are unchanged are not uploaded.
+
+A page's ``.xml`` and ``.gz`` are replaced in the order ``order.py`` gives.
 """
 
 from __future__ import annotations
@@ -26,10 +28,17 @@ from typing import IO
 from django.core.files import File
 from django.core.files.storage import Storage, storages
 
+from django_sitemapkit.build import s3
 from django_sitemapkit.build.locks import storage_lock
+from django_sitemapkit.build.order import publish_waves
+from django_sitemapkit.build.staging import NAME_PREFIX, make_staging, remove_dead_stagings
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import Record, StorageRecord
-from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
+from django_sitemapkit.names import (
+    GZIP_SUFFIX,
+    MANIFEST_FILENAME,
+    is_sitemap_file,
+)
 
 # Written files must be readable by the web server that serves them.
 FILE_MODE = 0o644
@@ -47,6 +56,18 @@ class Staging:
         return Path(self.directory) / name
 
 
+@dataclass(frozen=True)
+class Stored:
+    """A published file as its destination sees it without reading it."""
+
+    #: ``None`` where the destination cannot say the size of the file as written.
+    size: int | None
+    #: What it is where it is not a regular file: ``"a symbolic link"``, ...
+    other: str | None = None
+    #: Changed after its set was published (every file of a set is older than its manifest).
+    changed: bool = False
+
+
 class PublishFailed(BuildError):
     """A storage's publish stopped part-way: some files may already be new, so not
     "nothing was published"."""
@@ -58,6 +79,8 @@ class Destination(ABC):
     #: How messages name this destination.
     label: str
     staging: Staging
+    #: Whether its published files may be read back from several threads at once.
+    parallel_reads = False
 
     @abstractmethod
     def lock(self) -> AbstractContextManager[None]:
@@ -77,9 +100,23 @@ class Destination(ABC):
         """Put the published file ``name`` in the new set as it is."""
 
     @abstractmethod
+    def stored(self, name: str) -> Stored | None:
+        """What can be learnt of the published file ``name`` without reading it;
+        ``None`` if there is no such file."""
+
+    @abstractmethod
+    def open_published(self, name: str) -> AbstractContextManager[IO[bytes]] | None:
+        """The published file ``name``, open to be read back; ``None`` if it is gone, or
+        is not a file."""
+
+    @abstractmethod
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
-        """Publish the staged ``written`` files (in this order) and ``manifest``, and
-        remove ``removed``."""
+        """Publish the staged ``written`` files and ``manifest``, and remove ``removed``.
+
+        ``written`` gives each file's names in the order a reader must find them
+        replaced: first the name that is linked, then its other one
+        (``order.py``).
+        """
 
     @abstractmethod
     def discard(self) -> None:
@@ -117,10 +154,16 @@ class StorageDestination(Destination):
         self.alias = alias
         self.prefix = prefix
         self.storage: Storage = storages[alias]
+        self.bucket = s3.bucket_of(self.storage)
+        # S3Storage opens a connection per thread; another storage may not be safe so.
+        self.parallel_reads = self.bucket is not None
         self.label = f"storage {alias!r}" + (f" under {prefix!r}" if prefix else "")
         # Created by lock(), so a dry run leaves nothing behind.
-        root = Path(tempfile.gettempdir()) / f"sitemapkit-{secrets.token_hex(8)}"
+        root = Path(tempfile.gettempdir()) / f"{NAME_PREFIX}{secrets.token_hex(8)}"
         self.staging = Staging(str(root))
+        self.owner: IO[bytes] | None = None
+        #: The set's objects in S3, listed once, when a file is first looked at.
+        self.listed: dict[str, s3.Head] | None = None
 
     @property
     def lock_name(self) -> str:
@@ -133,10 +176,18 @@ class StorageDestination(Destination):
         # of one storage (a prefix each) are built independently.
         try:
             with storage_lock(self.lock_name, self.label):
-                Path(self.staging.directory).mkdir(mode=0o700)
+                self.remove_leftovers()
+                self.owner = make_staging(Path(self.staging.directory))
                 yield
         finally:
             self.discard()
+
+    def remove_leftovers(self) -> None:
+        """What builds that died left: their local staging (any destination's, on this
+        machine), and the uploads of this destination's files they never finished."""
+        remove_dead_stagings(Path(self.staging.directory).parent)
+        if self.bucket is not None:
+            s3.abort_left_uploads(self.bucket, self.prefix, self.label)
 
     def names(self) -> list[str]:
         try:
@@ -156,6 +207,43 @@ class StorageDestination(Destination):
     def keep(self, name: str) -> None:
         """A storage keeps an unchanged file where it is: it is not uploaded again."""
 
+    def stored(self, name: str) -> Stored | None:
+        stored_name = self.prefix + name
+        try:
+            if self.bucket is not None:
+                return self.stored_in_s3(name)
+            return Stored(self.storage.size(stored_name))
+        except FileNotFoundError:
+            return None
+        except NotImplementedError:
+            return Stored(None) if self.storage.exists(stored_name) else None
+
+    def stored_in_s3(self, name: str) -> Stored | None:
+        """From one listing of the set's names (a request a thousand), and whether the
+        file was changed after the set was published (every file of a set is uploaded
+        before its manifest)."""
+        assert self.bucket is not None
+        if self.listed is None:
+            # Every name a build publishes begins so; a user's other files are not listed.
+            self.listed = s3.listing(self.bucket, self.prefix, "sitemap")
+        found, manifest = self.listed.get(name), self.listed.get(MANIFEST_FILENAME)
+        if found is None:
+            return None
+        changed = manifest is not None and found.modified > manifest.modified
+        # With its gzip option, the storage may compress a file itself, which then
+        # has another size: its HEAD says (a .gz is stored as it is).
+        compressing = getattr(self.storage, "gzip", False) and not name.endswith(GZIP_SUFFIX)
+        if compressing and s3.head(self.bucket, self.prefix + name).coding == "gzip":
+            return Stored(None, changed=changed)
+        return Stored(found.size, changed=changed)
+
+    def open_published(self, name: str) -> AbstractContextManager[IO[bytes]] | None:
+        try:
+            stored: AbstractContextManager[IO[bytes]] = self.storage.open(self.prefix + name, "rb")
+        except FileNotFoundError:
+            return None
+        return stored
+
     def record(self) -> Record:
         # Its own lock, held by the database too: the notifications of builds on
         # two machines may overlap, and a build's changes are kept meanwhile.
@@ -165,8 +253,11 @@ class StorageDestination(Destination):
         )
 
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
+        unlinked, uploads = publish_waves(written)
         try:
-            self.put(written)
+            self.delete_all(unlinked)
+            for wave in uploads:
+                self.put(wave)
             self.upload(MANIFEST_FILENAME, manifest)
             for name in removed:
                 self.storage.delete(self.prefix + name)
@@ -176,6 +267,15 @@ class StorageDestination(Destination):
                 "uploaded before it are in place, and the index, uploaded after every page, "
                 "names only files that exist; run the build again."
             ) from exc
+
+    def delete_all(self, names: list[str]) -> None:
+        """Delete those of ``names`` that exist: on S3 in one request a thousand."""
+        if self.bucket is not None:
+            s3.delete_all(self.bucket, [self.prefix + name for name in names])
+            return
+        for name in names:
+            if self.storage.exists(self.prefix + name):
+                self.storage.delete(self.prefix + name)
 
     def put(self, written: list[str]) -> None:
         """Upload the staged ``written`` files, in order."""
@@ -187,6 +287,9 @@ class StorageDestination(Destination):
 
     def discard(self) -> None:
         shutil.rmtree(self.staging.directory, ignore_errors=True)
+        if self.owner is not None:
+            self.owner.close()
+            self.owner = None
 
 
 def save_exact(storage: Storage, stored_name: str, content: IO[bytes], label: str) -> None:

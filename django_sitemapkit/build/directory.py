@@ -20,9 +20,12 @@ import datetime as dt
 import os
 import secrets
 import shutil
+import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from functools import cached_property
 from pathlib import Path
+from typing import IO
 
 from django_sitemapkit.build.destinations import (
     FILE_MODE,
@@ -30,6 +33,7 @@ from django_sitemapkit.build.destinations import (
     Destination,
     Staging,
     StorageDestination,
+    Stored,
 )
 from django_sitemapkit.build.locks import held_lock
 from django_sitemapkit.exceptions import BuildError
@@ -44,12 +48,17 @@ PARTIAL_SUFFIX = ".partial"
 # the lock file and the staged files of a build that died.
 EARLIER_LOCK = ".sitemapkit.lock"
 EARLIER_STAGING_SUFFIX = ".tmp"
+# O_NOFOLLOW: a published file read back is never a link's target; O_NONBLOCK:
+# opening a FIFO planted there does not hang the build.
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 # renameat2(2)'s flag to swap two names atomically (Linux 3.15 and later).
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
 
 
 class DirectoryDestination(Destination):
+    parallel_reads = True
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(os.path.abspath(path))
         self.label = str(self.path)
@@ -138,7 +147,51 @@ class DirectoryDestination(Destination):
     def keep(self, name: str) -> None:
         current = self.current()
         assert current is not None
-        os.link(current / name, self.staging.path(name))
+        # Never through a link: one planted since the build looked at the file
+        # (integrity.py) is linked as a link, and refused.
+        staged = self.staging.path(name)
+        os.link(current / name, staged, follow_symlinks=False)
+        if not stat.S_ISREG(os.lstat(staged).st_mode):
+            raise BuildError(
+                f"{name} in {self.label} was replaced by something else than a file while "
+                "the build ran; build again (the next build renders it afresh)."
+            )
+
+    def stored(self, name: str) -> Stored | None:
+        current = self.current()
+        if current is None:
+            return None
+        try:
+            status = os.lstat(current / name)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if not stat.S_ISREG(status.st_mode):
+            return Stored(None, other=file_kind(status.st_mode))
+        changed = self.published_ns is not None and status.st_mtime_ns > self.published_ns
+        return Stored(status.st_size, changed=changed)
+
+    @cached_property
+    def published_ns(self) -> int | None:
+        """When the current set was published: its manifest is the last file written,
+        and a kept file keeps its time (it is a hard link to the file first written)."""
+        current = self.current()
+        try:
+            return None if current is None else os.lstat(current / MANIFEST_FILENAME).st_mtime_ns
+        except OSError:
+            return None
+
+    def open_published(self, name: str) -> AbstractContextManager[IO[bytes]] | None:
+        current = self.current()
+        if current is None:
+            return None
+        try:
+            descriptor = os.open(current / name, OPEN_FLAGS)
+        except OSError:
+            return None  # gone, or a link (ELOOP): not a file to keep
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)  # a directory, a FIFO, a device
+            return None
+        return os.fdopen(descriptor, "rb")
 
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
         staging = Path(self.staging.directory)
@@ -178,6 +231,17 @@ class DirectoryDestination(Destination):
 
     def discard(self) -> None:
         shutil.rmtree(self.staging.directory, ignore_errors=True)
+
+
+def file_kind(mode: int) -> str:
+    """What a directory entry that is not a regular file is, for a message."""
+    kinds = {
+        stat.S_ISLNK: "a symbolic link",
+        stat.S_ISDIR: "a directory",
+        stat.S_ISFIFO: "a FIFO",
+        stat.S_ISSOCK: "a socket",
+    }
+    return next((kind for test, kind in kinds.items() if test(mode)), "a device")
 
 
 def exchange(first: Path, second: Path) -> bool:

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.integrity import Inspection
 from django_sitemapkit.build.manifest import (
     Manifest,
     Shard,
@@ -34,6 +36,7 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.locations.policy import sitemap_directory
 from django_sitemapkit.names import page_number
+from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.plan import Plan, compile_plan
@@ -91,16 +94,19 @@ def section_fingerprint(plan: Plan) -> str:
     )
 
 
-def plan_section(plan: Plan, recorded: list[Shard] | None, full: bool) -> list[PlannedShard]:
-    """The shards of ``plan``'s section: ``recorded`` ones kept or rendered again (all
-    rendered if ``full``), or, without a record, cut afresh."""
+def plan_section(
+    plan: Plan, recorded: list[Shard] | None, keeps: Callable[[Shard], bool]
+) -> list[PlannedShard]:
+    """The shards of ``plan``'s section: ``recorded`` ones kept or rendered again, or,
+    without a record, cut afresh. A recorded shard whose rows are as they were is kept
+    if ``keeps`` says so (not in a ``--full`` build, nor with a file damaged)."""
     pager = plan.queryset
     if pager is None or pager.key is None:
         names = [f.name for shard in recorded or [] for f in shard.files]
         if pager is None:
             return [PlannedShard(plan.section, None, None, names=names)]
         whole = encode_stats(range_stats(pager, [None], None)[0])
-        if recorded and len(recorded) == 1 and recorded[0].stats == whole and not full:
+        if recorded and len(recorded) == 1 and recorded[0].stats == whole and keeps(recorded[0]):
             return [PlannedShard(plan.section, None, whole, kept=recorded[0])]
         return [PlannedShard(plan.section, None, whole, names=names)]
     if not recorded:
@@ -110,12 +116,12 @@ def plan_section(plan: Plan, recorded: list[Shard] | None, full: bool) -> list[P
     for i, (shard, now) in enumerate(zip(recorded, range_stats(pager, lows, None), strict=True)):
         high = lows[i + 1] if i + 1 < len(lows) else None
         stats = encode_stats(now)
-        if stats == shard.stats and not full:
+        if stats == shard.stats and keeps(shard):
             planned.append(PlannedShard(plan.section, shard.low, stats, kept=shard, high=high))
         elif now.rows > plan.page_size:
             pieces = cut(plan, shard.low, high)
             first = pieces[0]
-            if first.stats == shard.stats and not full:
+            if first.stats == shard.stats and keeps(shard):
                 # The rows were added after the shard's first page_size rows,
                 # which are as they were: its files stay, the rest is new.
                 first.kept = shard
@@ -196,6 +202,8 @@ class BuildPlan:
     #: Each section's recorded shards, if its files were built as they would be now.
     known: dict[str, list[Shard] | None]
     work: list[tuple[Plan, ShardJob]]
+    #: What the build found of the published files it would keep.
+    inspection: Inspection
 
 
 def plan_build(
@@ -216,6 +224,13 @@ def plan_build(
         )
     now = dt.datetime.now(dt.timezone.utc)
     full = options.full or (recorded is not None and full_check_due(recorded, now))
+    # A validating build reads every kept file anyway: it checks their SHA-256
+    # first, so that a damaged one is rendered again rather than fail the build.
+    inspection = Inspection(destination, thorough=full or options.validate)
+    if inspection.thorough and recorded is not None:
+        inspection.look_ahead(list(recorded.files()))
+    if partial and recorded is not None:
+        sources = [*sources, *damaged_sections(recorded, sources, site, inspection)]
     plans = [compile_plan(source, site) for source in sources]
     sections = {plan.section: section_fingerprint(plan) for plan in plans}
     known = {
@@ -223,10 +238,33 @@ def plan_build(
     }
     planned: dict[str, list[PlannedShard]] = {}
     work: list[tuple[Plan, ShardJob]] = []
+
+    def keeps(shard: Shard) -> bool:
+        return not full and inspection.shard_intact(shard)
+
     for plan in plans:
-        planned[plan.section] = plan_section(plan, known[plan.section], full)
+        planned[plan.section] = plan_section(plan, known[plan.section], keeps)
         work += [(plan, job) for _, job in to_render(planned[plan.section], len(work))]
-    return BuildPlan(old, recorded, settings, now, full, plans, sections, planned, known, work)
+    return BuildPlan(
+        old, recorded, settings, now, full, plans, sections, planned, known, work, inspection
+    )
+
+
+def damaged_sections(
+    recorded: Manifest, sources: list[BaseSource], site: SitemapSite, inspection: Inspection
+) -> list[BaseSource]:
+    """The sources of the sections a ``--section`` build would leave alone, but whose
+    published files are damaged: planned too, so that those files are rendered again
+    (the rest of the section is kept, as its rows are as they were)."""
+    chosen = {type(source).name for source in sources}
+    damaged = []
+    for section in dict.fromkeys(shard.section for shard in recorded.shards):
+        shards = recorded.section_shards(section)
+        if section not in chosen and not all(map(inspection.shard_intact, shards)):
+            source = registry.get(section, site)
+            if source is not None:
+                damaged.append(source)
+    return damaged
 
 
 def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[Shard] | None:

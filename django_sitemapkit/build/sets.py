@@ -4,7 +4,8 @@ what changed against the published set.
 A rendered shard's files take the names its files had, in order, and any
 more take numbers no file of the section had. A file whose bytes are those of
 the published file of the same name is not written again: the published one
-is kept, with its modification time (``Destination.keep()``).
+is kept, with its modification time (``Destination.keep()``), if it is still
+what the manifest records (``integrity.py``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.integrity import Inspection
 from django_sitemapkit.build.manifest import Manifest, ManifestFile, Shard
 from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.order import publish_order
 from django_sitemapkit.build.planning import PlannedShard
 from django_sitemapkit.build.render import write_document
 from django_sitemapkit.build.report import RenderedShard
@@ -29,6 +32,10 @@ from django_sitemapkit.sites.configured import SitemapSite
 class NewSet:
     """The files of the new set, sorted by what the build does with them."""
 
+    #: What the build found of the published files: only intact ones are kept.
+    inspection: Inspection
+    #: Whether the index links the pages' ``.gz`` (``order.publish_order()``).
+    gzip_links: bool = False
     shards: list[Shard] = field(default_factory=list)
     #: Names staged to publish (pages and their siblings), and names kept as published.
     written: list[str] = field(default_factory=list)
@@ -103,15 +110,16 @@ def place(
 ) -> None:
     """Publish ``file`` as staged, or, when the published file has its very bytes, keep
     that one."""
-    if published is not None and (published.sha256, published.gzip_size is None) == (
-        file.sha256,
-        file.gzip_size is None,
+    if (
+        published is not None
+        and (published.sha256, published.gzip_size is None) == (file.sha256, file.gzip_size is None)
+        and new.inspection.intact(published)
     ):
         for name in file.names():
             destination.drop_staged(name)
         keep(new, file, destination)
     else:
-        new.written += file.names()
+        new.written += publish_order(file, new.gzip_links)
 
 
 def keep(new: NewSet, file: ManifestFile, destination: Destination) -> None:

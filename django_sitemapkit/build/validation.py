@@ -1,15 +1,18 @@
-"""``build_sitemaps --validate``: every staged file checked against the official schemas."""
+"""``build_sitemaps --validate``: every file of the new set checked against the official
+schemas, those written and those kept."""
 
 from __future__ import annotations
 
 import gzip
+import os
+import shutil
 from collections.abc import Iterable
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from django_sitemapkit.build.destinations import Staging
+from django_sitemapkit.build.destinations import Destination, Staging
 from django_sitemapkit.encoding.encoder import NAMESPACE
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME
@@ -59,6 +62,30 @@ def schema_for(document: etree._ElementTree, name: str) -> str:
         return "siteindex.xsd"
     declared = set(document.getroot().nsmap.values())
     return "sitemap.xsd" if declared <= {NAMESPACE} else EXTENSIONS_SCHEMA
+
+
+def validate_set(destination: Destination, written: list[str], kept: list[str]) -> None:
+    """Validate the new set: each file written, and each one kept as published (read
+    back into staging where it is not there already, as a storage's is not).
+
+    A distributed build's pages were validated by the workers that rendered
+    them: here only the files staged on this machine are. A kept ``.gz`` is not
+    read again: a validating build checked that it decompresses to the bytes the
+    manifest records of its ``.xml`` (``integrity.py``), which are validated.
+    """
+    pages = [name for name in kept if not name.endswith(GZIP_SUFFIX)]
+    for name in pages:
+        if not os.path.lexists(destination.staging.path(name)):
+            fetch(destination, name)
+    validate_staged(destination.staging, destination.local_names(written) + pages)
+
+
+def fetch(destination: Destination, name: str) -> None:
+    opened = destination.open_published(name)
+    if opened is None:
+        raise BuildError(f"{name} is no longer in {destination.label}; build again.")
+    with opened as published, open(destination.staging.path(name), "xb") as copy:
+        shutil.copyfileobj(published, copy)
 
 
 def validate_staged(staging: Staging, names: Iterable[str]) -> None:
