@@ -234,6 +234,41 @@ def test_damaged_objects_are_uploaded_afresh(
     assert sorted(caplog.messages) == [problem.format(alias=alias) for problem in problems]
 
 
+# django-storages' S3File, reading a gzip-coded object with the gzip option
+# on, decompresses it into a new file and leaves the one it downloaded to the
+# garbage collector (a ResourceWarning of its own).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("options", [{}, {"full": True}], ids=repr)
+def test_a_storage_that_compresses_files_itself_keeps_them(
+    sources: Sources,
+    s3_bucket: dict[str, Any],
+    s3_server: S3Server,
+    options: dict[str, bool],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # django-storages' gzip option: a .xml is stored compressed (its size is
+    # not the file's), and a .gz is read back decompressed.
+    alias = f"s3-{uuid.uuid4().hex[:12]}"
+    gzipping = {"gzip": True, "gzip_content_types": ("application/xml", "text/xml")}
+    stores = {alias: {**s3_bucket, "OPTIONS": {**s3_bucket["OPTIONS"], **gzipping}}}
+    sources(SmallPages, PagesSource)
+    bulk_articles(5)
+    with override_settings(STORAGES=stores, SITEMAPKIT_STORAGE=alias):
+        build_to_storage()
+        client, bucket = s3_server.client(), s3_bucket["OPTIONS"]["bucket_name"]
+        assert heads(client, bucket, ["sitemap.xml"])["sitemap.xml"]["ContentEncoding"] == "gzip"
+        first = stamps(client, bucket, SET)
+        next_second()
+        with requests_of(storages[alias]) as sent:
+            call_command("build_sitemaps", verbosity=0, **options)
+    # Nothing is uploaded again; a full build records when it was, in the manifest.
+    manifest = [("PUT", MANIFEST_FILENAME)] if options else []
+    assert writes(sent) == manifest
+    kept = [name for name in SET if name != MANIFEST_FILENAME]
+    assert stamps(client, bucket, kept) == {name: first[name] for name in kept}
+    assert caplog.messages == []
+
+
 def test_a_publish_stopped_before_any_request_never_serves_two_versions(
     client: Client, sources: Sources, storage: Storage, s3_server: S3Server, tmp_path: Path
 ) -> None:

@@ -35,7 +35,6 @@ from django_sitemapkit.build.staging import NAME_PREFIX, make_staging, remove_de
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import Record, StorageRecord
 from django_sitemapkit.names import (
-    GZIP_SUFFIX,
     MANIFEST_FILENAME,
     is_sitemap_file,
 )
@@ -162,8 +161,7 @@ class StorageDestination(Destination):
         root = Path(tempfile.gettempdir()) / f"{NAME_PREFIX}{secrets.token_hex(8)}"
         self.staging = Staging(str(root))
         self.owner: IO[bytes] | None = None
-        #: The set's objects in S3, listed once, when a file is first looked at.
-        self.listed: dict[str, s3.Head] | None = None
+        self.objects = None if self.bucket is None else s3.SetObjects(self.bucket, prefix)
 
     @property
     def lock_name(self) -> str:
@@ -210,32 +208,14 @@ class StorageDestination(Destination):
     def stored(self, name: str) -> Stored | None:
         stored_name = self.prefix + name
         try:
-            if self.bucket is not None:
-                return self.stored_in_s3(name)
+            if self.objects is not None:
+                found = self.objects.size_and_change(name)
+                return None if found is None else Stored(found[0], changed=found[1])
             return Stored(self.storage.size(stored_name))
         except FileNotFoundError:
             return None
         except NotImplementedError:
             return Stored(None) if self.storage.exists(stored_name) else None
-
-    def stored_in_s3(self, name: str) -> Stored | None:
-        """From one listing of the set's names (a request a thousand), and whether the
-        file was changed after the set was published (every file of a set is uploaded
-        before its manifest)."""
-        assert self.bucket is not None
-        if self.listed is None:
-            # Every name a build publishes begins so; a user's other files are not listed.
-            self.listed = s3.listing(self.bucket, self.prefix, "sitemap")
-        found, manifest = self.listed.get(name), self.listed.get(MANIFEST_FILENAME)
-        if found is None:
-            return None
-        changed = manifest is not None and found.modified > manifest.modified
-        # With its gzip option, the storage may compress a file itself, which then
-        # has another size: its HEAD says (a .gz is stored as it is).
-        compressing = getattr(self.storage, "gzip", False) and not name.endswith(GZIP_SUFFIX)
-        if compressing and s3.head(self.bucket, self.prefix + name).coding == "gzip":
-            return Stored(None, changed=changed)
-        return Stored(found.size, changed=changed)
 
     def open_published(self, name: str) -> AbstractContextManager[IO[bytes]] | None:
         try:

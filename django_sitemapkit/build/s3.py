@@ -18,7 +18,7 @@ from typing import Any
 
 from django.core.files.storage import Storage
 
-from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
+from django_sitemapkit.names import GZIP_SUFFIX, MANIFEST_FILENAME, is_sitemap_file
 
 logger = logging.getLogger("django_sitemapkit")
 #: DeleteObjects takes at most this many keys a request (S3 API reference).
@@ -88,6 +88,33 @@ def listing(bucket: Bucket, prefix: str, start: str) -> dict[str, Head]:
         for page in pages
         for listed in page.get("Contents", [])
     }
+
+
+class SetObjects:
+    """The objects of the set under ``prefix``, listed once, at the first question."""
+
+    def __init__(self, bucket: Bucket, prefix: str) -> None:
+        self.bucket = bucket
+        self.prefix = prefix
+        self.listed: dict[str, Head] | None = None
+
+    def size_and_change(self, name: str) -> tuple[int | None, bool] | None:
+        """``name``'s size (``None`` where the storage may have compressed it itself),
+        and whether it was changed after the set's manifest (every file of a set is
+        uploaded before it); ``None`` if there is no such object."""
+        if self.listed is None:
+            # Every name a build publishes begins so: no other file of the bucket is listed.
+            self.listed = listing(self.bucket, self.prefix, "sitemap")
+        found, manifest = self.listed.get(name), self.listed.get(MANIFEST_FILENAME)
+        if found is None:
+            return None
+        changed = manifest is not None and found.modified > manifest.modified
+        # With its gzip option, the storage may compress a file itself, which then
+        # has another size: its HEAD says (a .gz is stored as it is).
+        compressing = getattr(self.bucket.storage, "gzip", False) and not name.endswith(GZIP_SUFFIX)
+        if compressing and head(self.bucket, self.prefix + name).coding == "gzip":
+            return None, changed
+        return found.size, changed
 
 
 def delete_all(bucket: Bucket, names: list[str]) -> None:
