@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,12 +23,14 @@ from built_sets import snapshot, without_times
 from django.core.files.storage import InMemoryStorage, storages
 from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
+from django.urls import set_urlconf
 from factories import bulk_articles
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import ShardJob, section_fingerprint, settings_fingerprint
+from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.distributed.jobs import ShardTask, to_payload
 from django_sitemapkit.distributed.staging import STAGING_DIRECTORY
 from django_sitemapkit.distributed.worker import run_shard
@@ -204,6 +207,7 @@ def test_the_worker_refuses_a_job_planned_with_other_code_or_settings(
         validate=False,
         section="0123456789abcdef",
         settings="0" * 16,
+        urls=urls_fingerprint(compile_plan(TenPerPage())),
     )
     with pytest.raises(BuildError) as raised:
         run_shard(to_payload(task))
@@ -238,6 +242,7 @@ def test_the_worker_refuses_to_stage_where_its_settings_keep_no_files(
         validate=False,
         section=section_fingerprint(compile_plan(TenPerPage())),
         settings=settings_fingerprint(default_site(), BuildOptions(gzip=True)),
+        urls=urls_fingerprint(compile_plan(TenPerPage())),
     )
     with pytest.raises(BuildError) as raised:
         run_shard(to_payload(task))
@@ -329,4 +334,84 @@ def test_a_dry_run_plans_the_shards_and_sends_none(
         "A shard's files keep their bytes, modification time and ETag when they come out the "
         "same.\n"
     )
+    assert stored(storage) == {}
+
+
+@pytest.fixture
+def task_signals() -> Iterator[Any]:
+    """The Tasks framework's signals module, its receivers disconnected after the test."""
+    try:
+        from django.tasks import signals
+    except ImportError:  # Django 5.2: the backport
+        from django_tasks import signals  # type: ignore[no-redef,unused-ignore]
+    connected: list[tuple[Any, Any]] = []
+
+    def connect(signal: Any, receiver: Any) -> None:
+        signal.connect(receiver, weak=False)
+        connected.append((signal, receiver))
+
+    yield connect, signals
+    for signal, receiver in connected:
+        signal.disconnect(receiver)
+
+
+def test_a_worker_with_another_urlconf_is_refused(
+    sources: Sources, storage: InMemoryStorage, task_signals: Any
+) -> None:
+    # The immediate backend runs each shard in this thread, as enqueued: its
+    # URLconf is switched for the task, as another worker's deployment would.
+    connect, signals = task_signals
+    connect(signals.task_started, lambda **kwargs: set_urlconf("testapp.urls_moved"))
+    connect(signals.task_finished, lambda **kwargs: set_urlconf(None))
+    sources(TenPerPage)
+    bulk_articles(3, updated_at=UPDATED)
+    plan = compile_plan(TenPerPage())
+    there = urls_fingerprint(plan)
+    set_urlconf("testapp.urls_moved")
+    try:
+        here = urls_fingerprint(plan)
+    finally:
+        set_urlconf(None)
+    with pytest.raises(CommandError) as raised:
+        via_tasks()
+    assert str(raised.value) == (
+        "The shard of section 'articles' from page 1 (rows from the section's start) failed on "
+        f"a worker of Django Tasks (backend 'default'): django_sitemapkit.exceptions.BuildError: "
+        f"This worker "
+        f"({socket.gethostname()}) would render the shard of section 'articles' from page 1 "
+        "(rows from the section's start) with other URL patterns (ROOT_URLCONF and what it "
+        f"includes) than the coordinator planned with (urls fingerprint {here} here, {there} "
+        "there): deploy the same URLconf to the coordinator and the workers. Nothing was "
+        "published: the files in storage 'sitemaps' are as they were."
+    )
+    assert stored(storage) == {}
+
+
+def test_a_job_forged_over_a_staged_shard_is_found_out(
+    sources: Sources, storage: InMemoryStorage, task_signals: Any
+) -> None:
+    # Once the second shard is staged, a job that names its build, staging and
+    # number, with the rows of the first two shards, is run as a worker would
+    # run it from the broker: it stages other bytes under the second's names.
+    connect, signals = task_signals
+
+    def forge(task_result: Any, **kwargs: Any) -> None:
+        payload = task_result.args[0]
+        if payload["number"] == 1 and payload["low"] is not None:
+            run_shard({**payload, "low": None})
+
+    connect(signals.task_finished, forge)
+    sources(TenPerPage)
+    bulk_articles(25, updated_at=UPDATED)
+    with pytest.raises(CommandError) as raised:
+        via_tasks()
+    assert re.fullmatch(
+        r"storage 'sitemaps' holds \.sitemapkit-staging/\S+/\.shard-1-1\.xml\.gz of the shard of "
+        r"section 'articles' from page 2 \(rows from key \(\d+,\)\) with other bytes than its "
+        r"worker reported: (more than the \d+ bytes reported|\d+ bytes, not \d+|SHA-256 "
+        r"[0-9a-f]{64}, not [0-9a-f]{64})\. "
+        r"Something else staged it: a job none of this build's, sent to the broker\? Nothing "
+        r"was published: the files in storage 'sitemaps' are as they were\.",
+        str(raised.value),
+    ), str(raised.value)
     assert stored(storage) == {}

@@ -23,10 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from built_sets import snapshot, without_times
+from celery import Celery
 from django.db import connection
 from django.test import Client, override_settings
 from processes import TESTS, manage
+
+from django_sitemapkit.distributed.celery_engine import TASK_NAME
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -376,3 +380,67 @@ def wait_for_pid(path: Path, coordinator: subprocess.Popen[str]) -> int:
         assert time.monotonic() < deadline, "no worker took the shard to hold up"
         time.sleep(0.05)
     return int(path.read_text())
+
+
+EVIL = "</lastmod></sitemap><sitemap><loc>https://evil.example/x</loc><lastmod>2024-05-01"
+
+
+def test_forged_jobs_and_results_are_refused(shared: Shared, redis_server: str) -> None:
+    # One start of the workers for both: a job sent to the broker over a shard
+    # already staged, and a result written into the result backend. Each time
+    # the shard of page 5 is held until the forgery is in place.
+    pause, release = shared.tmp_path / "paused", shared.tmp_path / "released"
+    shared.start_workers(
+        "celery",
+        SITEMAPKIT_TEST_PAUSE_PAGE="5",
+        SITEMAPKIT_TEST_PAUSE_FILE=str(pause),
+        SITEMAPKIT_TEST_RELEASE_FILE=str(release),
+        # Held until released: the shard's state must stay the one forged.
+        SITEMAPKIT_TEST_PAUSE_SECONDS="200",
+    )
+    app = Celery(broker=redis_server, backend=redis_server)
+    # The job of page 5, with the number of the first shard: a worker renders
+    # page 5's rows over the first shard's staged files.
+    coordinator = shared.popen_build("celery")
+    wait_for_pid(pause, coordinator)
+    held = json.loads(Path(f"{pause}.json").read_text())
+    app.send_task(TASK_NAME, args=[{**held, "number": 0}]).get(timeout=60)
+    release.touch()
+    _, stderr = coordinator.communicate(timeout=120)
+    assert coordinator.returncode == 1
+    assert re.fullmatch(
+        r"CommandError: storage 'sitemaps' holds \.sitemapkit-staging/\S+/\.shard-0-1\.xml\.gz "
+        r"of the shard of section 'articles' from page 1 \(rows from the section's start\) with "
+        r"other bytes than its worker reported: (more than the \d+ bytes reported|\d+ bytes, not "
+        r"\d+|SHA-256 [0-9a-f]{64}, not [0-9a-f]{64})\. Something else staged it: a job none of "
+        r"this build's, sent to the broker\? Nothing was published: the files in storage "
+        r"'sitemaps' are as they were\.\n",
+        stderr,
+    ), stderr
+    assert shared.published() == {}
+    # The held shard's own job run again (its files staged as they should be),
+    # and its result, but for one lastmod, written over the held task's state.
+    for path in (pause, Path(f"{pause}.json"), Path(f"{pause}.task"), release):
+        path.unlink()
+    coordinator = shared.popen_build("celery")
+    wait_for_pid(pause, coordinator)
+    held = json.loads(Path(f"{pause}.json").read_text())
+    forged = app.send_task(TASK_NAME, args=[held]).get(timeout=60)
+    forged["files"][0]["newest"] = EVIL
+    # Celery's Redis backend keeps a task's state as JSON under this key.
+    task = Path(f"{pause}.task").read_text()
+    meta = {"status": "SUCCESS", "result": forged, "traceback": None, "children": []}
+    redis.Redis.from_url(redis_server).set(
+        f"celery-task-meta-{task}", json.dumps({**meta, "task_id": task})
+    )
+    _, stderr = coordinator.communicate(timeout=120)
+    release.touch()
+    assert (coordinator.returncode, stderr) == (
+        1,
+        f"CommandError: The result of the shard of section 'articles' from page 5 (rows from "
+        f"key ({held['low'][0]},)) is refused: files[0].newest is {EVIL!r:.79}…, not a lastmod "
+        "as a build writes it (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00). Workers write no such "
+        "result: is something else writing to the result backend? Nothing was published: the "
+        "files in storage 'sitemaps' are as they were.\n",
+    )
+    assert shared.published() == {}

@@ -15,6 +15,7 @@ import io
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -27,9 +28,11 @@ from django.core.files import File
 from django.core.files.storage import Storage, storages
 
 from django_sitemapkit.build.locks import storage_lock
+from django_sitemapkit.build.manifest import MOST_BYTES, Unreadable
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import Record, StorageRecord
 from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
+from django_sitemapkit.views.stores import NOT_A_FILE, OPEN_FLAGS, local_directory
 
 # Written files must be readable by the web server that serves them.
 FILE_MODE = 0o644
@@ -58,6 +61,9 @@ class Destination(ABC):
     #: How messages name this destination.
     label: str
     staging: Staging
+    #: Whether a build has published its new set here: what a failure after that
+    #: says (``build.failed()``, the command) must not be "as they were".
+    published = False
 
     @abstractmethod
     def lock(self) -> AbstractContextManager[None]:
@@ -90,6 +96,8 @@ class Destination(ABC):
         """Where what was sent to IndexNow is kept, out of the served files' way."""
 
     def manifest(self) -> bytes | None:
+        """The published manifest's bytes, ``None`` if there is none; ``Unreadable`` if
+        it is not a regular file of at most ``manifest.MOST_BYTES``."""
         return self.read(MANIFEST_FILENAME)
 
     # A build's staged files are in ``staging``, on this machine; a distributed
@@ -150,6 +158,25 @@ class StorageDestination(Destination):
             content: bytes = stored.read()
             return content
 
+    def manifest(self) -> bytes | None:
+        stored_name = self.prefix + MANIFEST_FILENAME
+        if not self.storage.exists(stored_name):
+            return None
+        directory = local_directory(self.storage)
+        if directory is not None:
+            # A FileSystemStorage is a directory: the same rules as one.
+            return read_regular(os.path.join(directory, stored_name))
+        # A remote storage has no links or FIFOs; its size is asked first, as a
+        # storage may fetch the whole object to read any of it.
+        size = self.storage.size(stored_name)
+        if size > MOST_BYTES:
+            raise Unreadable(f"{size:,} bytes, more than {MOST_BYTES:,}")
+        with self.storage.open(stored_name, "rb") as stored:
+            content: bytes = stored.read(MOST_BYTES + 1)
+        if len(content) > MOST_BYTES:
+            raise Unreadable(f"more than {MOST_BYTES:,} bytes")
+        return content
+
     def keep(self, name: str) -> None:
         """A storage keeps an unchanged file where it is: it is not uploaded again."""
 
@@ -179,6 +206,29 @@ class StorageDestination(Destination):
 
     def discard(self) -> None:
         shutil.rmtree(self.staging.directory, ignore_errors=True)
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes of the regular file ``path`` (``None`` if there is none), read only if
+    it is one, not through a link, and of at most ``manifest.MOST_BYTES``: opened as
+    the views open a built file (a link could point anywhere, /dev/zero say; a FIFO
+    would hang the build, which holds its lock meanwhile)."""
+    try:
+        descriptor = os.open(path, OPEN_FLAGS)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if exc.errno in NOT_A_FILE:
+            raise Unreadable("a symbolic link or a socket, not a regular file") from exc
+        raise
+    with os.fdopen(descriptor, "rb") as opened:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise Unreadable("a FIFO, a device or a directory, not a regular file")
+        content = opened.read(MOST_BYTES + 1)
+    if len(content) > MOST_BYTES:
+        raise Unreadable(f"more than {MOST_BYTES:,} bytes")
+    return content
 
 
 def save_exact(storage: Storage, stored_name: str, content: IO[bytes], label: str) -> None:

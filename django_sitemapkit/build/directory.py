@@ -30,6 +30,7 @@ from django_sitemapkit.build.destinations import (
     Destination,
     Staging,
     StorageDestination,
+    read_regular,
 )
 from django_sitemapkit.build.locks import held_lock
 from django_sitemapkit.exceptions import BuildError
@@ -130,6 +131,10 @@ class DirectoryDestination(Destination):
             return None if current is None else (current / name).read_bytes()
         except FileNotFoundError:
             return None
+
+    def manifest(self) -> bytes | None:
+        current = self.current()
+        return None if current is None else read_regular(current / MANIFEST_FILENAME)
 
     def record(self) -> Record:
         # With the builds, never in a build: it outlives each of them.

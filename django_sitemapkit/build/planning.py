@@ -27,15 +27,17 @@ from django_sitemapkit.build.manifest import (
     encode_stats,
     fingerprint,
     package_version,
-    read_manifest,
 )
 from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.reading import read_manifest, set_aside
+from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.locations.policy import sitemap_directory
 from django_sitemapkit.names import page_number
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
+from django_sitemapkit.sources.keyset import fits
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import Key, range_stats, starts
 
@@ -73,7 +75,8 @@ class PlannedShard:
 
 def section_fingerprint(plan: Plan) -> str:
     """What a section's files depend on beyond its rows: when it changes (a new limit,
-    another key, an upgrade of this package), every shard is cut and rendered afresh."""
+    another key, other URL patterns, an upgrade of this package), every shard is cut
+    and rendered afresh."""
     cls = type(plan.source)
     key = plan.key
     return fingerprint(
@@ -87,6 +90,7 @@ def section_fingerprint(plan: Plan) -> str:
             "extensions": plan.document.extensions,
             "key": None if key is None else [list(column) for column in key],
             "lastmod": plan.lastmod_path,
+            "urls": urls_fingerprint(plan),
         }
     )
 
@@ -205,8 +209,13 @@ def plan_build(
     site: SitemapSite,
     partial: bool,
 ) -> BuildPlan:
-    old = read_manifest(destination.manifest(), destination.label)
+    old = read_manifest(destination.manifest, destination.label)
     settings = settings_fingerprint(site, options)
+    plans = [compile_plan(source, site) for source in sources]
+    sections = {plan.section: section_fingerprint(plan) for plan in plans}
+    if old is not None and (reason := misfit(old, plans, sections)) is not None:
+        set_aside(destination.label, reason)
+        old = None
     # A set built with other settings (base URL, gzip, limits) is rebuilt whole.
     recorded = old if old is not None and old.fingerprint == settings else None
     if partial and recorded is None:
@@ -216,8 +225,6 @@ def plan_build(
         )
     now = dt.datetime.now(dt.timezone.utc)
     full = options.full or (recorded is not None and full_check_due(recorded, now))
-    plans = [compile_plan(source, site) for source in sources]
-    sections = {plan.section: section_fingerprint(plan) for plan in plans}
     known = {
         plan.section: known_shards(recorded, plan.section, sections[plan.section]) for plan in plans
     }
@@ -227,6 +234,25 @@ def plan_build(
         planned[plan.section] = plan_section(plan, known[plan.section], full)
         work += [(plan, job) for _, job in to_render(planned[plan.section], len(work))]
     return BuildPlan(old, recorded, settings, now, full, plans, sections, planned, known, work)
+
+
+def misfit(old: Manifest, plans: list[Plan], sections: dict[str, str]) -> str | None:
+    """Where a recorded shard starts at no key of its section as planned now, if one
+    does (the seeks of its range would fail, or find no row); ``None`` if none does."""
+    for plan in plans:
+        pager = plan.queryset
+        recorded = old.sections.get(plan.section)
+        if pager is None or pager.key is None or recorded != sections[plan.section]:
+            continue
+        for number, shard in enumerate(old.shards):
+            low = shard.low
+            if (
+                shard.section == plan.section
+                and low is not None
+                and not fits(pager.ordered.model, pager.key, low)
+            ):
+                return f"Invalid: shards[{number}].low is {low!r}, no key of {plan.section!r}"
+    return None
 
 
 def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[Shard] | None:

@@ -9,7 +9,7 @@ is kept, with its modification time (``Destination.keep()``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.manifest import Manifest, ManifestFile, Shard
@@ -73,9 +73,7 @@ def add_section(
         files = []
         for number, staged in enumerate(result.files):
             name = namer.name(shard.names, number)
-            file = ManifestFile(
-                name, staged.urls, staged.newest, staged.size, staged.gzip_size, staged.sha256
-            )
+            file = replace(staged, name=name)
             rename_staged(destination, staged, name)
             place(new, file, destination, published.get(name))
             files.append(file)
@@ -145,11 +143,13 @@ def render_index(
         index_runs(entries), SITEMAPINDEX, max_urls=MAX_URLS, max_bytes=conf.MAX_BYTES
     )
     assert document is not None, "a build with no URL publishes nothing"
-    size, gzip_size, sha256 = write_document(
+    size, sha256, gzip_size, gzip_sha256 = write_document(
         destination.staging, INDEX_FILENAME, encoded(document, on_cut), options.gzip
     )
     encoder = document.encoder
-    return ManifestFile(INDEX_FILENAME, encoder.count, encoder.newest, size, gzip_size, sha256)
+    return ManifestFile(
+        INDEX_FILENAME, encoder.count, encoder.newest, size, gzip_size, sha256, gzip_sha256
+    )
 
 
 def unchanged(new: Manifest, old: Manifest | None) -> bool:

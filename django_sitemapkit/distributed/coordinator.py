@@ -16,16 +16,18 @@ import logging
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import BuildPlan, ShardJob
 from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.conf import conf
 from django_sitemapkit.distributed.jobs import ShardResult, ShardTask, from_result, to_payload
 from django_sitemapkit.distributed.progress import Done
-from django_sitemapkit.distributed.staging import SharedStaging
+from django_sitemapkit.distributed.staging import THREADS, SharedStaging
 from django_sitemapkit.distributed.status import Attempt, Engine
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.sites.configured import SitemapSite
@@ -63,7 +65,10 @@ class Dispatch:
 
     def __call__(self, plan: BuildPlan, destination: Destination) -> list[RenderedShard]:
         assert isinstance(destination, SharedStaging), destination
-        tracked = [Tracked(self.task(plan, destination, job)) for _, job in plan.work]
+        urls = {each.section: urls_fingerprint(each) for each in plan.plans}
+        tracked = [
+            Tracked(self.task(plan, destination, job, urls[job.section])) for _, job in plan.work
+        ]
         if not tracked:
             return []
         self.engine.check()
@@ -80,7 +85,7 @@ class Dispatch:
                     shard.attempts[-1].cancel()
             raise
         self.results = [shard.result for shard in tracked if shard.result is not None]
-        check_staged(destination, self.results)
+        check_staged(destination, tracked)
         return [
             replace(result.rendered, stats=result.stats)
             if result.stats is not None
@@ -88,7 +93,9 @@ class Dispatch:
             for result in self.results
         ]
 
-    def task(self, plan: BuildPlan, destination: SharedStaging, job: ShardJob) -> ShardTask:
+    def task(
+        self, plan: BuildPlan, destination: SharedStaging, job: ShardJob, urls: str
+    ) -> ShardTask:
         return ShardTask(
             build=destination.build,
             site=self.site.name,
@@ -99,6 +106,7 @@ class Dispatch:
             validate=self.options.validate,
             section=plan.sections[job.section],
             settings=plan.settings,
+            urls=urls,
         )
 
     def wait(self, tracked: list[Tracked], started: float) -> None:
@@ -183,17 +191,32 @@ def late(pending: list[Tracked], total: int, engine: str) -> str:
     )
 
 
-def check_staged(destination: SharedStaging, results: list[ShardResult]) -> None:
-    """Every file the workers said they staged is in the storage."""
+def check_staged(destination: SharedStaging, tracked: list[Tracked]) -> None:
+    """Every file the workers reported is staged, with the very bytes they reported (its
+    size and SHA-256): a job forged on the broker, or sent twice with other values,
+    may have staged other bytes under its names."""
     staged = destination.staged_names()
-    for result in results:
-        for file in result.rendered.files:
-            for name in file.names():
+    checks: list[tuple[Tracked, str, int, str]] = []
+    for shard in tracked:
+        assert shard.result is not None
+        worker = shard.result.worker
+        for file in shard.result.rendered.files:
+            for name, size, sha256 in file.digests():
                 if name not in staged:
                     raise BuildError(
-                        f"The worker {result.worker.host} (pid {result.worker.pid}) reported "
-                        f"{name} of {result.rendered.job.section!r} staged, and "
-                        f"{destination.label} has no {destination.shared}{name}: do the "
-                        "workers and the coordinator use the same storage (SITEMAPKIT_STORAGE, "
-                        "STORAGES)?"
+                        f"The worker {worker.host} (pid {worker.pid}) reported {name} of "
+                        f"{shard.task.job.section!r} staged, and {destination.label} has no "
+                        f"{destination.shared}{name}: do the workers and the coordinator use "
+                        "the same storage (SITEMAPKIT_STORAGE, STORAGES)?"
                     )
+                checks.append((shard, name, size, sha256))
+    with ThreadPoolExecutor(THREADS) as pool:
+        found = pool.map(lambda check: destination.check(*check[1:]), checks)
+        for (shard, name, *_), wrong in zip(checks, found, strict=True):
+            if wrong is not None:
+                raise BuildError(
+                    f"{destination.label} holds {destination.shared}{name} of "
+                    f"{shard.task.describe()} with other bytes than its worker reported: "
+                    f"{wrong}. Something else staged it: a job none of this build's, sent to "
+                    "the broker?"
+                )

@@ -13,16 +13,35 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django_sitemapkit.build.manifest import ManifestFile, decode, encode
+from django_sitemapkit.build.manifest import encode
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import ShardJob
+from django_sitemapkit.build.render import staged_name
 from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.build.schema import (
+    Invalid,
+    fields,
+    items,
+    key,
+    manifest_file,
+    refuse,
+    seconds,
+    stats,
+    text,
+    whole,
+)
+from django_sitemapkit.conf import MAX_URLS
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.sources.ranges import Key
 
 #: Changed whenever a job or a result changes shape: a worker of another
 #: version refuses the job instead of misreading it.
-FORMAT = 1
+FORMAT = 2
+RESULT_FIELDS = (
+    *("build", "byte_cuts", "empty_pages", "files", "format", "number", "rows", "seconds"),
+    *("skipped", "stats", "worker"),
+)
+WORKER_FIELDS = ("finished", "host", "peak_rss", "pid", "started")
 
 
 @dataclass(frozen=True)
@@ -37,9 +56,11 @@ class ShardTask:
     job: ShardJob
     gzip: bool
     validate: bool
-    #: ``section_fingerprint()`` and ``settings_fingerprint()`` as planned.
+    #: ``section_fingerprint()``, ``settings_fingerprint()`` and ``urls_fingerprint()``
+    #: as planned.
     section: str
     settings: str
+    urls: str
 
     @property
     def options(self) -> BuildOptions:
@@ -59,10 +80,6 @@ def encode_key(key: Key | None) -> list[Any] | None:
     return None if key is None else [encode(value) for value in key]
 
 
-def decode_key(value: list[Any] | None) -> Key | None:
-    return None if value is None else tuple(decode(item) for item in value)
-
-
 def to_payload(task: ShardTask) -> dict[str, Any]:
     job = task.job
     return {
@@ -78,7 +95,7 @@ def to_payload(task: ShardTask) -> dict[str, Any]:
         "high": encode_key(job.high),
         "gzip": task.gzip,
         "validate": task.validate,
-        "fingerprints": {"section": task.section, "settings": task.settings},
+        "fingerprints": {"section": task.section, "settings": task.settings, "urls": task.urls},
     }
 
 
@@ -94,8 +111,8 @@ def from_payload(payload: dict[str, Any]) -> ShardTask:
         job = ShardJob(
             section=payload["section"],
             number=payload["number"],
-            low=decode_key(payload["low"]),
-            high=decode_key(payload["high"]),
+            low=key(payload["low"], "low"),
+            high=key(payload["high"], "high"),
             page=payload["page"],
         )
         prints = payload["fingerprints"]
@@ -109,6 +126,7 @@ def from_payload(payload: dict[str, Any]) -> ShardTask:
             validate=payload["validate"],
             section=prints["section"],
             settings=prints["settings"],
+            urls=prints["urls"],
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise BuildError(f"A shard job that cannot be read ({type(exc).__name__}: {exc}).") from exc
@@ -153,7 +171,8 @@ class ShardResult:
 
 
 def from_result(task: ShardTask, payload: Any) -> ShardResult:
-    """The result of ``task``, checked to be its own."""
+    """The result of ``task``, checked to be its own, and each of its values to be one
+    a worker writes (``build/schema.py``): the result backend is not trusted."""
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise BuildError(f"The result of {task.describe()} cannot be read: {payload!r:.200}.")
     if (payload.get("build"), payload.get("number")) != (task.build, task.job.number):
@@ -162,17 +181,41 @@ def from_result(task: ShardTask, payload: Any) -> ShardResult:
             f"{payload.get('build')!r}, shard {payload.get('number')!r})."
         )
     try:
-        rendered = RenderedShard(
-            task.job,
-            files=[ManifestFile(**file) for file in payload["files"]],
-            rows=payload["rows"],
-            skipped=payload["skipped"],
-            seconds=payload["seconds"],
-            byte_cuts=payload["byte_cuts"],
-            empty_pages=payload["empty_pages"],
-        )
-        return ShardResult(rendered, Worker(**payload["worker"]), payload["stats"])
-    except (KeyError, TypeError) as exc:
+        return read_result(task, fields(payload, "the result", RESULT_FIELDS))
+    except Invalid as exc:
         raise BuildError(
-            f"The result of {task.describe()} cannot be read ({type(exc).__name__}: {exc})."
+            f"The result of {task.describe()} is refused: {exc}. Workers write no such "
+            "result: is something else writing to the result backend?"
         ) from exc
+
+
+def read_result(task: ShardTask, data: dict[str, Any]) -> ShardResult:
+    files = []
+    for number, file in enumerate(items(data["files"], "files", MAX_URLS), 1):
+        name, where = staged_name(task.job, number), f"files[{number - 1}]"
+        found = manifest_file(file, where, name.__eq__, repr(name))
+        if (found.gzip_size is not None) != task.gzip:
+            expected = "the size of a gzip sibling" if task.gzip else "None (no gzip sibling)"
+            raise refuse(f"{where}.gzip_size", found.gzip_size, expected)
+        files.append(found)
+    rendered = RenderedShard(
+        task.job,
+        files=files,
+        rows=whole(data["rows"], "rows"),
+        skipped=whole(data["skipped"], "skipped"),
+        seconds=seconds(data["seconds"], "seconds"),
+        byte_cuts=whole(data["byte_cuts"], "byte_cuts", 0, len(files)),
+        empty_pages=whole(data["empty_pages"], "empty_pages"),
+    )
+    worker = fields(data["worker"], "worker", WORKER_FIELDS)
+    return ShardResult(
+        rendered,
+        Worker(
+            host=text(worker["host"], "worker.host", "a host name"),
+            pid=whole(worker["pid"], "worker.pid"),
+            started=seconds(worker["started"], "worker.started"),
+            finished=seconds(worker["finished"], "worker.finished"),
+            peak_rss=whole(worker["peak_rss"], "worker.peak_rss"),
+        ),
+        stats(data["stats"], "stats"),
+    )

@@ -11,6 +11,7 @@ no longer has: the publish of a build on one machine, in the same order.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import io
 import logging
 import secrets
@@ -67,6 +68,9 @@ class SharedStaging(StorageDestination):
         self.shared = f"{prefix}{STAGING_DIRECTORY}/{build}/"
         #: Each page's name in the set, and its name as staged by a worker.
         self.moved: dict[str, str] = {}
+        #: Each staged name whose bytes were checked: the size and SHA-256 its worker
+        #: reported, and S3's ETag of the object checked (a copy takes no other).
+        self.checked: dict[str, tuple[int, str, str | None]] = {}
 
     def start(self, marker: bytes) -> None:
         """Remove what builds before left staged (this one holds the lock: they are
@@ -98,6 +102,15 @@ class SharedStaging(StorageDestination):
             return set()
         return set(files)
 
+    def check(self, name: str, size: int, sha256: str) -> str | None:
+        """Whether the staged ``name`` holds the bytes its worker reported: ``None`` if it
+        does, else what it holds."""
+        content, etag = fetch(self.storage, self.shared + name, size)
+        found = mismatch(content, size, sha256)
+        if found is None:
+            self.checked[name] = (size, sha256, etag)
+        return found
+
     def put(self, written: list[str]) -> None:
         pages = [name for name in written if name in self.moved]
         with ThreadPoolExecutor(THREADS) as pool:
@@ -107,10 +120,16 @@ class SharedStaging(StorageDestination):
         super().put([name for name in written if name not in self.moved])
 
     def copy(self, staged: str, name: str) -> None:
+        """Copy the staged file, if it still holds the bytes ``check()`` found in it."""
         source, target = self.shared + staged, self.prefix + name
-        if not server_copy(self.storage, source, target):
-            with self.storage.open(source, "rb") as content:
-                self.upload_as(target, content.read())
+        size, sha256, etag = self.checked[staged]
+        if server_copy(self.storage, source, target, etag):
+            return
+        content, _ = fetch(self.storage, source, size)
+        found = mismatch(content, size, sha256)
+        if found is not None:
+            raise BuildError(f"{source} changed after it was checked: it now holds {found}")
+        self.upload_as(target, content)
 
     def upload_as(self, stored_name: str, content: bytes) -> None:
         save_exact(self.storage, stored_name, io.BytesIO(content), self.label)
@@ -144,16 +163,53 @@ class SharedStaging(StorageDestination):
             self.remove_tree(f"{directory}/{folder}")
 
 
-def server_copy(storage: Storage, source: str, target: str) -> bool:
-    """Copy ``source`` to ``target`` inside the storage, if it is django-storages'
-    S3 storage; ``False`` if it cannot (the bytes then go through this machine)."""
+def s3_bucket(storage: Storage) -> tuple[Any, Any] | None:
+    """django-storages' S3 bucket of ``storage``, and its name for a key, if it is one."""
     bucket: Any = getattr(storage, "bucket", None)
     normalize = getattr(storage, "_normalize_name", None)
     if bucket is None or normalize is None or not hasattr(bucket, "Object"):
+        return None
+    return bucket, normalize
+
+
+def fetch(storage: Storage, stored_name: str, size: int) -> tuple[bytes, str | None]:
+    """The bytes of ``stored_name`` (no more than ``size`` and one), and in S3 the
+    ETag of the very object they were read from."""
+    found = s3_bucket(storage)
+    if found is None:
+        with storage.open(stored_name, "rb") as stored:
+            content: bytes = stored.read(size + 1)
+            return content, None
+    bucket, normalize = found
+    response = bucket.Object(normalize(stored_name)).get()
+    with response["Body"] as body:
+        return body.read(size + 1), response["ETag"]
+
+
+def mismatch(content: bytes, size: int, sha256: str) -> str | None:
+    """``None`` if ``content`` has ``size`` bytes and the SHA-256 ``sha256``, else what
+    it has instead."""
+    if len(content) > size:
+        return f"more than the {size:,} bytes reported"
+    if len(content) < size:
+        return f"{len(content):,} bytes, not {size:,}"
+    digest = hashlib.sha256(content).hexdigest()
+    return None if digest == sha256 else f"SHA-256 {digest}, not {sha256}"
+
+
+def server_copy(storage: Storage, source: str, target: str, etag: str | None) -> bool:
+    """Copy ``source`` to ``target`` inside the storage, if it is django-storages'
+    S3 storage, and only if ``source`` is still the object of ``etag``; ``False`` if
+    it cannot (the bytes then go through this machine)."""
+    found = s3_bucket(storage)
+    if found is None:
         return False
+    bucket, normalize = found
+    copied: dict[str, Any] = {"Bucket": bucket.name, "Key": normalize(source)}
     # CopyObject keeps the source's metadata (its Content-Type and
     # Content-Encoding, which django-storages set from the same suffix).
-    bucket.Object(normalize(target)).copy_from(
-        CopySource={"Bucket": bucket.name, "Key": normalize(source)}
-    )
+    # x-amz-copy-source-if-match: a file staged again since it was checked
+    # (a forged job's) is not copied.
+    condition = {} if etag is None else {"CopySourceIfMatch": etag}
+    bucket.Object(normalize(target)).copy_from(CopySource=copied, **condition)
     return True

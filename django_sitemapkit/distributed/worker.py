@@ -21,6 +21,7 @@ from django.core.files.storage import Storage, storages
 from django_sitemapkit.build.destinations import Staging, save_exact
 from django_sitemapkit.build.planning import section_fingerprint, settings_fingerprint
 from django_sitemapkit.build.render import render_shard
+from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.build.selection import selected_sites
 from django_sitemapkit.build.validation import validate_staged
 from django_sitemapkit.distributed.jobs import ShardTask, Worker, from_payload, result_payload
@@ -30,6 +31,13 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.places import files_place
 from django_sitemapkit.sources.plan import Plan, compile_plan
+
+#: What each fingerprint of a job covers, and what to deploy when one differs.
+FINGERPRINTS = {
+    "urls": ("URL patterns (ROOT_URLCONF and what it includes)", "the same URLconf"),
+    "section": ("code or settings", "the same code and settings"),
+    "settings": ("settings", "the same code and settings"),
+}
 
 
 def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
@@ -81,18 +89,23 @@ def check_wanted(task: ShardTask, storage: Storage, uploaded: list[str]) -> None
 
 
 def check_fingerprints(task: ShardTask, plan: Plan, site: SitemapSite) -> None:
-    """Refuse to render with other code or settings than the coordinator planned with."""
+    """Refuse to render with other code, settings or URL patterns than the coordinator
+    planned with."""
     found = {
+        "urls": urls_fingerprint(plan),
         "section": section_fingerprint(plan),
         "settings": settings_fingerprint(site, task.options),
     }
-    for what, expected in (("section", task.section), ("settings", task.settings)):
-        if found[what] != expected:
+    planned = {"urls": task.urls, "section": task.section, "settings": task.settings}
+    # The URL patterns first: the section's fingerprint covers them too, and the
+    # message then says what differs.
+    for what, (other, deploy) in FINGERPRINTS.items():
+        if found[what] != planned[what]:
             raise BuildError(
                 f"This worker ({socket.gethostname()}) would render {task.describe()} with "
-                f"other {'code or settings' if what == 'section' else 'settings'} than the "
-                f"coordinator planned with ({what} fingerprint {found[what]} here, {expected} "
-                "there): deploy the same code and settings to the coordinator and the workers."
+                f"other {other} than the coordinator planned with ({what} fingerprint "
+                f"{found[what]} here, {planned[what]} there): deploy {deploy} to the "
+                "coordinator and the workers."
             )
 
 
