@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.conf import settings
+from django.test import override_settings
 
 from django_sitemapkit.build.manifest import ManifestFile
 from django_sitemapkit.build.planning import ShardJob
@@ -23,6 +25,7 @@ from django_sitemapkit.distributed.jobs import (
     result_payload,
     to_payload,
 )
+from django_sitemapkit.distributed.signing import Kind, signed
 from django_sitemapkit.exceptions import BuildError
 
 LOW = (dt.datetime(2024, 5, 1, 12, 30, tzinfo=dt.timezone.utc), decimal.Decimal("1.50"), 7)
@@ -61,12 +64,48 @@ def test_a_job_of_another_format_is_refused() -> None:
     )
 
 
+def signed_again(payload: dict[str, Any], kind: Kind) -> dict[str, Any]:
+    """``payload`` signed as it now is: what a coordinator or a worker would send."""
+    return signed({key: value for key, value in payload.items() if key != "signature"}, kind)
+
+
 def test_a_job_missing_a_field_is_refused() -> None:
     payload = to_payload(TASK)
     del payload["storage"]
     with pytest.raises(BuildError) as raised:
-        from_payload(payload)
+        from_payload(signed_again(payload, "job"))
     assert str(raised.value) == "A shard job that cannot be read (KeyError: 'storage')."
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"low": None},
+        {"site": "shop"},
+        {"number": 0},
+        {"names": ["sitemap-articles-1.xml"]},
+        {"signature": "0" * 43},
+    ],
+    ids=["range", "site", "number", "names", "signature"],
+)
+def test_a_job_no_coordinator_signed_is_refused(change: dict[str, Any]) -> None:
+    with pytest.raises(BuildError) as raised:
+        from_payload({**to_payload(TASK), **change})
+    assert str(raised.value) == (
+        "This worker refuses a shard job that no coordinator of this project signed: its "
+        "signature does not match SECRET_KEY. Was it sent by something else than "
+        "build_sitemaps, or by a coordinator with another SECRET_KEY? Deploy the same settings "
+        "to the coordinator and the workers."
+    )
+
+
+def test_a_job_signed_with_another_secret_key_is_refused() -> None:
+    with override_settings(SECRET_KEY="another " * 8):
+        payload = to_payload(TASK)
+    with pytest.raises(BuildError, match="signature does not match SECRET_KEY"):
+        from_payload(payload)
+    with override_settings(SECRET_KEY="another " * 8, SECRET_KEY_FALLBACKS=[settings.SECRET_KEY]):
+        assert from_payload(to_payload(TASK)) == TASK
 
 
 RENDERED = RenderedShard(
@@ -192,7 +231,7 @@ def test_a_result_is_refused_unless_a_worker_could_have_written_it(
     payload = json.loads(json.dumps(result_payload(TASK, RENDERED, WORKER, None)))
     forge(payload)
     with pytest.raises(BuildError) as raised:
-        from_result(TASK, payload)
+        from_result(TASK, signed_again(payload, "result"))
     assert str(raised.value) == (
         f"The result of the shard of section 'articles' from page 3 (rows from key {LOW!r}) is "
         f"refused: {reason}. Workers write no such result: is something else writing to the "
@@ -200,10 +239,35 @@ def test_a_result_is_refused_unless_a_worker_could_have_written_it(
     )
 
 
+def test_a_result_no_worker_signed_is_refused() -> None:
+    payload = json.loads(json.dumps(result_payload(TASK, RENDERED, WORKER, None)))
+    payload["files"][0]["newest"] = EVIL
+    with pytest.raises(BuildError) as raised:
+        from_result(TASK, payload)
+    assert str(raised.value) == (
+        f"The result of the shard of section 'articles' from page 3 (rows from key {LOW!r}) is "
+        "refused: its signature does not match SECRET_KEY. Workers sign their results: is "
+        "something else writing to the result backend, or do the workers run with another "
+        "SECRET_KEY?"
+    )
+
+
+def test_a_result_names_the_files_as_the_job_placed_or_staged_them() -> None:
+    task = ShardTask(**{**TASK.__dict__, "names": ("sitemap-articles-9.xml",)})
+    placed = RenderedShard(
+        TASK.job, [ManifestFile(**{**RENDERED.files[0].__dict__, "name": "sitemap-articles-9.xml"})]
+    )
+    for rendered in (placed, RENDERED):
+        payload = json.loads(json.dumps(result_payload(task, rendered, WORKER, None)))
+        assert from_result(task, payload).rendered == rendered
+    with pytest.raises(BuildError, match=r"files\[0\]\.name is 'sitemap-articles-9\.xml', not "):
+        from_result(TASK, result_payload(TASK, placed, WORKER, None))
+
+
 def test_a_job_whose_key_is_not_one_a_build_writes_is_refused() -> None:
     payload = {**to_payload(TASK), "low": [{"decimal": "NaN"}]}
     with pytest.raises(BuildError) as raised:
-        from_payload(payload)
+        from_payload(signed_again(payload, "job"))
     assert str(raised.value) == (
         "A shard job that cannot be read (Invalid: low[0] is {'decimal': 'NaN'}, not a key "
         "value as a build writes it)."

@@ -34,7 +34,7 @@ from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.locations.policy import sitemap_directory
-from django_sitemapkit.names import page_number
+from django_sitemapkit.names import page_filename, page_number
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.keyset import fits
@@ -64,9 +64,16 @@ class PlannedShard:
     kept: Shard | None = None
     #: The names its files had, given again in order to the files it renders to.
     names: list[str] = field(default_factory=list)
+    #: The name of its first file if it had none, given before it is rendered.
+    new: str | None = None
     high: Key | None = None
     #: Set by ``to_render()`` on a shard to render.
     job: ShardJob | None = None
+
+    @property
+    def given(self) -> list[str]:
+        """The names its files are given in order, as far as the plan can tell."""
+        return self.names or ([] if self.new is None else [self.new])
 
     @property
     def rows(self) -> int | None:
@@ -165,13 +172,21 @@ def without_empty(planned: list[PlannedShard]) -> list[PlannedShard]:
     return kept
 
 
-def to_render(planned: list[PlannedShard], start: int) -> list[tuple[PlannedShard, ShardJob]]:
-    """The shards of ``planned`` to render, each given its job, numbered from ``start``."""
+def to_render(
+    planned: list[PlannedShard], start: int, first_free: int
+) -> list[tuple[PlannedShard, ShardJob]]:
+    """The shards of ``planned`` to render, each given its job, numbered from ``start``,
+    and a name: the names its files had, or the next new number from ``first_free``
+    (given before any is rendered, so that a worker may write a new file under its
+    name at once; a file beyond those takes a number after all of them)."""
     found: list[tuple[PlannedShard, ShardJob]] = []
     # A shard holds one page of rows (one is cut when it grows past
     # page_size), so its position in the section is its page's number.
     for position, shard in enumerate(planned, 1):
         if shard.kept is None:
+            if not shard.names:
+                shard.new = page_filename(shard.section, first_free)
+                first_free += 1
             number = start + len(found)
             shard.job = ShardJob(shard.section, number, shard.low, shard.high, position)
             found.append((shard, shard.job))
@@ -232,7 +247,8 @@ def plan_build(
     work: list[tuple[Plan, ShardJob]] = []
     for plan in plans:
         planned[plan.section] = plan_section(plan, known[plan.section], full)
-        work += [(plan, job) for _, job in to_render(planned[plan.section], len(work))]
+        first_free = next_number(known[plan.section])
+        work += [(plan, job) for _, job in to_render(planned[plan.section], len(work), first_free)]
     return BuildPlan(old, recorded, settings, now, full, plans, sections, planned, known, work)
 
 

@@ -21,7 +21,7 @@ from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import encoded, index_locs, index_runs, open_document
 from django_sitemapkit.encoding.encoder import SITEMAPINDEX, Encoder, Entry
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.names import INDEX_FILENAME, page_filename
+from django_sitemapkit.names import INDEX_FILENAME, page_filename, page_number
 from django_sitemapkit.sites.configured import SitemapSite
 
 
@@ -42,6 +42,11 @@ class Namer:
         self.section = section
         self.next = first_free
 
+    def skip(self, names: list[str]) -> None:
+        """Take no number of ``names`` (those the plan gave shards to render)."""
+        numbers = [page_number(name) or 0 for name in names]
+        self.next = max(self.next, max(numbers, default=0) + 1)
+
     def name(self, names: list[str], position: int) -> str:
         if position < len(names):
             return names[position]
@@ -59,6 +64,7 @@ def add_section(
 ) -> None:
     """Add a section's shards to ``new``; ``rendered`` maps a job's number to what it
     gave, and each shard to render has its job."""
+    namer.skip([name for shard in planned for name in shard.given])
     for shard in planned:
         if shard.kept is not None:
             for file in shard.kept.files:
@@ -72,7 +78,7 @@ def add_section(
         result = rendered[shard.job.number]
         files = []
         for number, staged in enumerate(result.files):
-            name = namer.name(shard.names, number)
+            name = namer.name(shard.given, number)
             file = replace(staged, name=name)
             rename_staged(destination, staged, name)
             place(new, file, destination, published.get(name))

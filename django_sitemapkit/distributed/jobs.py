@@ -2,10 +2,13 @@
 
 A job carries everything a worker needs beyond the project's code and
 settings: the site, the shard's key range (typed values tagged as the
-manifest tags them), where to stage its files, and the fingerprints the
-coordinator planned with. A worker whose code or settings would render the
-section otherwise refuses the job, rather than publish files that do not
-match the plan.
+manifest tags them), where to stage its files or which new names to write in
+place, and the fingerprints the coordinator planned with. A worker whose
+code or settings would render the section otherwise refuses the job, rather
+than publish files that do not match the plan. Both are signed with
+``SECRET_KEY`` (``signing.py``), and a result's values are checked against
+the manifest's schema (``build/schema.py``): neither the broker nor the
+result backend is trusted.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from django_sitemapkit.build.schema import (
     items,
     key,
     manifest_file,
+    page_of,
     refuse,
     seconds,
     stats,
@@ -31,6 +35,7 @@ from django_sitemapkit.build.schema import (
     whole,
 )
 from django_sitemapkit.conf import MAX_URLS
+from django_sitemapkit.distributed.signing import signed, verified
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.sources.ranges import Key
 
@@ -61,6 +66,9 @@ class ShardTask:
     section: str
     settings: str
     urls: str
+    #: The name in the set of each of the first files, to write there at once (a name
+    #: the storage does not have: no index lists it), or ``None``: stage the file.
+    names: tuple[str | None, ...] = ()
 
     @property
     def options(self) -> BuildOptions:
@@ -82,7 +90,7 @@ def encode_key(key: Key | None) -> list[Any] | None:
 
 def to_payload(task: ShardTask) -> dict[str, Any]:
     job = task.job
-    return {
+    payload = {
         "format": FORMAT,
         "build": task.build,
         "site": task.site,
@@ -96,7 +104,9 @@ def to_payload(task: ShardTask) -> dict[str, Any]:
         "gzip": task.gzip,
         "validate": task.validate,
         "fingerprints": {"section": task.section, "settings": task.settings, "urls": task.urls},
+        "names": list(task.names),
     }
+    return signed(payload, "job")
 
 
 def from_payload(payload: dict[str, Any]) -> ShardTask:
@@ -107,6 +117,18 @@ def from_payload(payload: dict[str, Any]) -> ShardTask:
             f"{found!r}: run the same version of django-sitemapkit on the coordinator and the "
             "workers."
         )
+    unsigned = verified(payload, "job")
+    if unsigned is None:
+        raise BuildError(
+            "This worker refuses a shard job that no coordinator of this project signed: its "
+            "signature does not match SECRET_KEY. Was it sent by something else than "
+            "build_sitemaps, or by a coordinator with another SECRET_KEY? Deploy the same "
+            "settings to the coordinator and the workers."
+        )
+    return read_job(unsigned)
+
+
+def read_job(payload: dict[str, Any]) -> ShardTask:
     try:
         job = ShardJob(
             section=payload["section"],
@@ -127,9 +149,20 @@ def from_payload(payload: dict[str, Any]) -> ShardTask:
             section=prints["section"],
             settings=prints["settings"],
             urls=prints["urls"],
+            names=placed_names(payload["names"], job.section),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise BuildError(f"A shard job that cannot be read ({type(exc).__name__}: {exc}).") from exc
+
+
+def placed_names(value: Any, section: str) -> tuple[str | None, ...]:
+    """A job's names to write in place: each a page file of its section, or ``None``."""
+    named = page_of(section)
+    for number, name in enumerate(items(value, "names", MAX_URLS)):
+        if name is not None and not (isinstance(name, str) and named(name)):
+            expected = f"None or the name of a page file of section {section!r}"
+            raise refuse(f"names[{number}]", name, expected)
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -147,7 +180,7 @@ class Worker:
 def result_payload(
     task: ShardTask, rendered: RenderedShard, worker: Worker, stats: dict[str, Any] | None
 ) -> dict[str, Any]:
-    return {
+    payload = {
         "format": FORMAT,
         "build": task.build,
         "number": task.job.number,
@@ -160,6 +193,7 @@ def result_payload(
         "stats": stats,
         "worker": asdict(worker),
     }
+    return signed(payload, "result")
 
 
 @dataclass
@@ -180,8 +214,15 @@ def from_result(task: ShardTask, payload: Any) -> ShardResult:
             f"The result of {task.describe()} is the result of another job (build "
             f"{payload.get('build')!r}, shard {payload.get('number')!r})."
         )
+    unsigned = verified(payload, "result")
+    if unsigned is None:
+        raise BuildError(
+            f"The result of {task.describe()} is refused: its signature does not match "
+            "SECRET_KEY. Workers sign their results: is something else writing to the result "
+            "backend, or do the workers run with another SECRET_KEY?"
+        )
     try:
-        return read_result(task, fields(payload, "the result", RESULT_FIELDS))
+        return read_result(task, fields(unsigned, "the result", RESULT_FIELDS))
     except Invalid as exc:
         raise BuildError(
             f"The result of {task.describe()} is refused: {exc}. Workers write no such "
@@ -192,8 +233,12 @@ def from_result(task: ShardTask, payload: Any) -> ShardResult:
 def read_result(task: ShardTask, data: dict[str, Any]) -> ShardResult:
     files = []
     for number, file in enumerate(items(data["files"], "files", MAX_URLS), 1):
-        name, where = staged_name(task.job, number), f"files[{number - 1}]"
-        found = manifest_file(file, where, name.__eq__, repr(name))
+        staged, where = staged_name(task.job, number), f"files[{number - 1}]"
+        # Where the worker put it: its name in the set, if the job gave one, or
+        # staged (where the storage had a file of that name already).
+        placed = task.names[number - 1] if number <= len(task.names) else None
+        expected = repr(staged) if placed is None else f"{placed!r} or {staged!r}"
+        found = manifest_file(file, where, {staged, placed}.__contains__, expected)
         if (found.gzip_size is not None) != task.gzip:
             expected = "the size of a gzip sibling" if task.gzip else "None (no gzip sibling)"
             raise refuse(f"{where}.gzip_size", found.gzip_size, expected)

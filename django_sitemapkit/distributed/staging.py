@@ -1,26 +1,29 @@
-"""A storage that a distributed build's workers stage their files in.
+"""A storage that a distributed build's workers write their files to.
 
-Each build stages under ``<prefix>.sitemapkit-staging/<build>/``, a name no
-view serves (a served name has no ``/``). The files keep their staged names
+A file whose name in the set the storage does not have yet (a new page: no
+index names it, so no crawler is sent to it) is written under that name at
+once, by the worker that renders it, where the storage is S3 (``objects.py``).
+Any other file is staged under ``<prefix>.sitemapkit-staging/<build>/``, a
+name no view serves (a served name has no ``/``), and keeps its staged name
 until the publish, which copies each page to its name in the set (in the
 storage itself where it can: S3's CopyObject moves no bytes through this
 machine), then uploads the index and the manifest, then removes what the set
-no longer has: the publish of a build on one machine, in the same order.
+no longer has: the publish of a build on one machine, in the same order. A
+build that fails removes the new files it wrote, as well as its staging.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import io
 import logging
 import secrets
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from django.core.files.storage import Storage
 
 from django_sitemapkit.build.destinations import StorageDestination, save_exact
+from django_sitemapkit.distributed.objects import Checked, check, copy
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.places import files_place
@@ -60,7 +63,8 @@ def build_wanted(storage: Storage, staging: str) -> bool:
 
 
 class SharedStaging(StorageDestination):
-    """``StorageDestination`` whose pages are staged in the storage by the workers."""
+    """``StorageDestination`` whose pages the workers write to the storage: staged, or
+    under their names in the set (``placed``)."""
 
     def __init__(self, alias: str, prefix: str, build: str) -> None:
         super().__init__(alias, prefix)
@@ -71,45 +75,56 @@ class SharedStaging(StorageDestination):
         #: Each staged name whose bytes were checked: the size and SHA-256 its worker
         #: reported, and S3's ETag of the object checked (a copy takes no other).
         self.checked: dict[str, tuple[int, str, str | None]] = {}
+        #: The names in the set the workers wrote at once, checked.
+        self.placed: set[str] = set()
+        #: Whether the index may be out: after that, no page it names is removed.
+        self.exposed = False
 
-    def start(self, marker: bytes) -> None:
-        """Remove what builds before left staged (this one holds the lock: they are
-        over), and mark this build's staging as wanted."""
+    def start(self, marker: bytes, published: set[str] | None) -> set[str]:
+        """Remove what builds before left (this one holds the lock: they are over), and
+        mark this build's staging as wanted; the sitemap files the storage has then.
+
+        Builds before left their staging, and if they failed before their index,
+        new pages no index names: those are the files the storage has and the
+        manifest (``published``, when it could be read) does not."""
         self.remove_tree(f"{self.prefix}{STAGING_DIRECTORY}")
+        present = set(self.names())
+        if published is not None:
+            self.delete_all(sorted(present - published))
+            present &= published
         self.upload_as(self.shared + MARKER, marker)
+        return present
+
+    def check(self, name: str, placed: bool, size: int, sha256: str) -> Checked:
+        """Whether ``name``, as a worker wrote it (``placed``, or staged), holds the bytes
+        it reported; what is checked is kept for the publish."""
+        found = check(self.storage, (self.prefix if placed else self.shared) + name, size, sha256)
+        if found.problem is None and placed:
+            self.placed.add(name)
+        elif found.problem is None:
+            self.checked[name] = (size, sha256, found.etag)
+        return found
 
     def rename_staged(self, before: str, after: str) -> None:
-        self.moved[after] = self.moved.pop(before, before)
+        if before not in self.placed:
+            self.moved[after] = self.moved.pop(before, before)
 
     def drop_staged(self, name: str) -> None:
         self.moved.pop(name, None)
 
     def read_staged(self, name: str) -> bytes:
-        if name not in self.moved:
+        if name in self.placed:
+            stored = self.prefix + name
+        elif name in self.moved:
+            stored = self.shared + self.moved[name]
+        else:
             return super().read_staged(name)
-        with self.storage.open(self.shared + self.moved[name], "rb") as staged:
-            content: bytes = staged.read()
+        with self.storage.open(stored, "rb") as file:
+            content: bytes = file.read()
             return content
 
     def local_names(self, names: list[str]) -> list[str]:
-        return [name for name in names if name not in self.moved]
-
-    def staged_names(self) -> set[str]:
-        """The names staged in the storage by the workers so far."""
-        try:
-            _, files = self.storage.listdir(self.shared.rstrip("/"))
-        except FileNotFoundError:
-            return set()
-        return set(files)
-
-    def check(self, name: str, size: int, sha256: str) -> str | None:
-        """Whether the staged ``name`` holds the bytes its worker reported: ``None`` if it
-        does, else what it holds."""
-        content, etag = fetch(self.storage, self.shared + name, size)
-        found = mismatch(content, size, sha256)
-        if found is None:
-            self.checked[name] = (size, sha256, etag)
-        return found
+        return [name for name in names if name not in self.moved and name not in self.placed]
 
     def put(self, written: list[str]) -> None:
         pages = [name for name in written if name in self.moved]
@@ -117,19 +132,14 @@ class SharedStaging(StorageDestination):
             # list(): the first error stops the publish before the index.
             list(pool.map(lambda name: self.copy(self.moved[name], name), pages))
         # The index (written here) goes after every page it names.
-        super().put([name for name in written if name not in self.moved])
+        self.exposed = True
+        super().put(self.local_names(written))
 
     def copy(self, staged: str, name: str) -> None:
-        """Copy the staged file, if it still holds the bytes ``check()`` found in it."""
-        source, target = self.shared + staged, self.prefix + name
-        size, sha256, etag = self.checked[staged]
-        if server_copy(self.storage, source, target, etag):
-            return
-        content, _ = fetch(self.storage, source, size)
-        found = mismatch(content, size, sha256)
-        if found is not None:
-            raise BuildError(f"{source} changed after it was checked: it now holds {found}")
-        self.upload_as(target, content)
+        """Copy the staged file, if it is still the object ``check()`` found it was."""
+        copy(
+            self.storage, self.shared + staged, self.prefix + name, self.checked[staged], self.label
+        )
 
     def upload_as(self, stored_name: str, content: bytes) -> None:
         save_exact(self.storage, stored_name, io.BytesIO(content), self.label)
@@ -139,6 +149,9 @@ class SharedStaging(StorageDestination):
         try:
             # The marker first: a worker still rendering then uploads nothing.
             self.storage.delete(self.shared + MARKER)
+            if not self.exposed:
+                # No index names them: the new pages of a build that failed.
+                self.delete_all(sorted(self.placed))
             self.remove_tree(self.shared.rstrip("/"))
         except Exception as exc:
             # The next build removes what is left (start()); the build's own
@@ -152,6 +165,11 @@ class SharedStaging(StorageDestination):
                 exc,
             )
 
+    def delete_all(self, names: list[str]) -> None:
+        """Delete ``names`` (in the set's namespace), several at once."""
+        with ThreadPoolExecutor(THREADS) as pool:
+            list(pool.map(self.storage.delete, [self.prefix + name for name in names]))
+
     def remove_tree(self, directory: str) -> None:
         try:
             folders, files = self.storage.listdir(directory)
@@ -161,55 +179,3 @@ class SharedStaging(StorageDestination):
             list(pool.map(self.storage.delete, [f"{directory}/{name}" for name in files]))
         for folder in folders:
             self.remove_tree(f"{directory}/{folder}")
-
-
-def s3_bucket(storage: Storage) -> tuple[Any, Any] | None:
-    """django-storages' S3 bucket of ``storage``, and its name for a key, if it is one."""
-    bucket: Any = getattr(storage, "bucket", None)
-    normalize = getattr(storage, "_normalize_name", None)
-    if bucket is None or normalize is None or not hasattr(bucket, "Object"):
-        return None
-    return bucket, normalize
-
-
-def fetch(storage: Storage, stored_name: str, size: int) -> tuple[bytes, str | None]:
-    """The bytes of ``stored_name`` (no more than ``size`` and one), and in S3 the
-    ETag of the very object they were read from."""
-    found = s3_bucket(storage)
-    if found is None:
-        with storage.open(stored_name, "rb") as stored:
-            content: bytes = stored.read(size + 1)
-            return content, None
-    bucket, normalize = found
-    response = bucket.Object(normalize(stored_name)).get()
-    with response["Body"] as body:
-        return body.read(size + 1), response["ETag"]
-
-
-def mismatch(content: bytes, size: int, sha256: str) -> str | None:
-    """``None`` if ``content`` has ``size`` bytes and the SHA-256 ``sha256``, else what
-    it has instead."""
-    if len(content) > size:
-        return f"more than the {size:,} bytes reported"
-    if len(content) < size:
-        return f"{len(content):,} bytes, not {size:,}"
-    digest = hashlib.sha256(content).hexdigest()
-    return None if digest == sha256 else f"SHA-256 {digest}, not {sha256}"
-
-
-def server_copy(storage: Storage, source: str, target: str, etag: str | None) -> bool:
-    """Copy ``source`` to ``target`` inside the storage, if it is django-storages'
-    S3 storage, and only if ``source`` is still the object of ``etag``; ``False`` if
-    it cannot (the bytes then go through this machine)."""
-    found = s3_bucket(storage)
-    if found is None:
-        return False
-    bucket, normalize = found
-    copied: dict[str, Any] = {"Bucket": bucket.name, "Key": normalize(source)}
-    # CopyObject keeps the source's metadata (its Content-Type and
-    # Content-Encoding, which django-storages set from the same suffix).
-    # x-amz-copy-source-if-match: a file staged again since it was checked
-    # (a forged job's) is not copied.
-    condition = {} if etag is None else {"CopySourceIfMatch": etag}
-    bucket.Object(normalize(target)).copy_from(CopySource=copied, **condition)
-    return True
