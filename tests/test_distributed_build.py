@@ -444,3 +444,39 @@ def test_a_file_changed_after_its_worker_reported_it_fails_the_build(
         str(raised.value),
     ), str(raised.value)
     assert stored(storage) == {}
+
+
+@pytest.fixture
+def bucket(s3_bucket: dict[str, Any]) -> Iterator[Any]:
+    """The S3 bucket of moto's server as ``SITEMAPKIT_STORAGE``: where a worker writes a
+    new file under its name at once."""
+    with override_settings(
+        STORAGES={"sitemaps": s3_bucket}, SITEMAPKIT_STORAGE="sitemaps", TASKS=IMMEDIATE
+    ):
+        yield storages["sitemaps"]
+
+
+def bucket_names(storage: Any) -> list[str]:
+    return sorted(key.key for key in storage.bucket.objects.all())
+
+
+@pytest.mark.slow
+def test_new_files_written_in_place_go_with_a_build_that_fails(
+    sources: Sources, bucket: Any
+) -> None:
+    # The third shard raises in strict mode: the first two have written their
+    # new files under their names by then, which no index names.
+    sources(TenPerPage)
+    rows = sorted(bulk_articles(25, updated_at=UPDATED), key=lambda row: row.pk)
+    Article.objects.filter(pk=rows[22].pk).update(slug=None)
+    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(CommandError):
+        via_tasks()
+    assert bucket_names(bucket) == []
+    # What a killed coordinator would have left: a new page no index names.
+    Article.objects.filter(pk=rows[22].pk).update(slug="back")
+    via_tasks()
+    published = bucket_names(bucket)
+    bucket.save("sitemap-articles-7.xml", ContentFile(b"left by a build that was killed"))
+    Article.objects.filter(pk=rows[24].pk).update(updated_at=UPDATED + dt.timedelta(days=1))
+    via_tasks()
+    assert bucket_names(bucket) == published

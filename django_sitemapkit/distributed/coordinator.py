@@ -31,6 +31,7 @@ from django_sitemapkit.distributed.progress import Done
 from django_sitemapkit.distributed.staging import THREADS, SharedStaging
 from django_sitemapkit.distributed.status import Attempt, Engine
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.sites.configured import SitemapSite
 
 logger = logging.getLogger("django_sitemapkit")
@@ -117,18 +118,16 @@ class Dispatch:
             for shard in shards
             if shard.job is not None
         }
-        return [
-            Tracked(
-                replace(
-                    self.task(plan, destination, job, urls[job.section]),
-                    names=tuple(
-                        name if placing and name not in present else None
-                        for name in names[job.number]
-                    ),
-                )
-            )
-            for _, job in plan.work
-        ]
+        tracked = []
+        for _, job in plan.work:
+            given = [
+                name if placing and name not in present else None for name in names[job.number]
+            ]
+            offered = [name for name in given if name is not None]
+            destination.offered.update(offered + [name + GZIP_SUFFIX for name in offered])
+            task = self.task(plan, destination, job, urls[job.section])
+            tracked.append(Tracked(replace(task, names=tuple(given))))
+        return tracked
 
     def task(
         self, plan: BuildPlan, destination: SharedStaging, job: ShardJob, urls: str

@@ -75,7 +75,9 @@ class SharedStaging(StorageDestination):
         #: Each staged name whose bytes were checked: the size and SHA-256 its worker
         #: reported, and S3's ETag of the object checked (a copy takes no other).
         self.checked: dict[str, tuple[int, str, str | None]] = {}
-        #: The names in the set the workers wrote at once, checked.
+        #: The names in the set the workers may write at once (no index names them),
+        #: and those of them they wrote, checked.
+        self.offered: set[str] = set()
         self.placed: set[str] = set()
         #: Whether the index may be out: after that, no page it names is removed.
         self.exposed = False
@@ -150,8 +152,10 @@ class SharedStaging(StorageDestination):
             # The marker first: a worker still rendering then uploads nothing.
             self.storage.delete(self.shared + MARKER)
             if not self.exposed:
-                # No index names them: the new pages of a build that failed.
-                self.delete_all(sorted(self.placed))
+                # No index names them: the new pages of a build that failed,
+                # whether or not their results came (a worker that finds the
+                # marker gone after its upload removes its own).
+                self.delete_all(sorted(self.offered))
             self.remove_tree(self.shared.rstrip("/"))
         except Exception as exc:
             # The next build removes what is left (start()); the build's own
