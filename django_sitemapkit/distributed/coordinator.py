@@ -121,7 +121,8 @@ class Dispatch:
         tracked = []
         for _, job in plan.work:
             given = [
-                name if placing and name not in present else None for name in names[job.number]
+                name if placing and not {name, name + GZIP_SUFFIX} & present else None
+                for name in names[job.number]
             ]
             offered = [name for name in given if name is not None]
             destination.offered.update(offered + [name + GZIP_SUFFIX for name in offered])
