@@ -39,7 +39,11 @@ from sitemap_xml import Url, fetch, parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
+from django_sitemapkit.build import BuildOptions, failed
+from django_sitemapkit.build import build as build_set
+from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.encoding.encoder import URLSET
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.names import MANIFEST_FILENAME
 
 pytestmark = pytest.mark.django_db
@@ -265,14 +269,16 @@ def test_a_page_of_invalid_rows_gets_no_file_and_nothing_else_is_lost(
         f"{SITE}/articles/a/",
         f"{SITE}/articles/b/",
     ]
-    assert [u.loc for u in urls_of(out, "sitemap-articles-2.xml")] == [f"{SITE}/articles/c/"]
-    assert not (out / "sitemap-articles-3.xml").exists()
+    # Each shard is given its name before it is rendered (a distributed build's
+    # workers write new files under it): the invalid rows' number goes unused.
+    assert [u.loc for u in urls_of(out, "sitemap-articles-3.xml")] == [f"{SITE}/articles/c/"]
+    assert not (out / "sitemap-articles-2.xml").exists()
     assert len(parse_index((out / "sitemap.xml").read_bytes())) == 2
     # The shard of the invalid rows is recorded, with no file.
     assert shard_files(out) == [
         ("articles", ["sitemap-articles-1.xml"]),
         ("articles", []),
-        ("articles", ["sitemap-articles-2.xml"]),
+        ("articles", ["sitemap-articles-3.xml"]),
     ]
     # The second row is skipped for the same reason on the same page: counted, not told.
     first, summary = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
@@ -417,6 +423,28 @@ def test_a_manifest_that_cannot_be_read_means_every_file_is_rendered(
     ]
 
 
+def test_a_failure_after_the_publish_says_the_set_was_published(
+    sources: Sources, out: Path
+) -> None:
+    # What a failure reports depends on the destination it left, not on the
+    # kind of error: an error raised once the set is in place says so.
+    sources(ArticleSource)
+    bulk_articles(2)
+    destination, site = destination_for(default_site(), out), default_site()
+    assert str(failed(destination, OSError(28, "No space left on device", "x"))) == (
+        f"Cannot write to {out}: No space left on device (x). Nothing was published: the files "
+        f"in {out} are as they were."
+    )
+    build_set(destination, [ArticleSource()], BuildOptions(), site)
+    assert str(failed(destination, OSError(28, "No space left on device", "x"))) == (
+        f"Cannot write to {out}: No space left on device (x). The new set was published to "
+        f"{out} before it."
+    )
+    assert str(failed(destination, KeyboardInterrupt())) == (
+        f"Interrupted. The new set was published to {out} before it."
+    )
+
+
 def test_a_planted_manifest_cannot_name_other_files_of_a_storage(
     sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -444,9 +472,9 @@ def test_a_planted_manifest_cannot_name_other_files_of_a_storage(
     assert (location / "uploads" / "photo.jpg").read_bytes() == b"a photo"
     assert shard_files(location) == [("articles", ["sitemap-articles-1.xml"])]
     assert caplog.messages == [
-        f"{MANIFEST_FILENAME} in storage 'sitemaps' cannot be read (ValueError: "
-        "'uploads/photo.jpg' is not the name of a page file of section 'gone'): every file "
-        "is rendered afresh, and the build writes a new one."
+        f"{MANIFEST_FILENAME} in storage 'sitemaps' cannot be read (Invalid: "
+        "shards[1].files[0].name is 'uploads/photo.jpg', not the name of a page file of "
+        "section 'gone'): every file is rendered afresh, and the build writes a new one."
     ]
 
 

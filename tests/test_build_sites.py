@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import gzip
 import io
+import json
 import os
 import re
 import subprocess
@@ -214,6 +215,41 @@ def test_a_site_that_fails_keeps_its_files_and_the_others_are_published(
         assert files != before[role]
         new = article_locs(BASE_URLS[role], added[role])
         assert locs(files["sitemap-articles-1.xml"])[-1:] == new
+
+
+class PairedSiteArticles(SiteArticles):
+    limit = 2
+
+
+def test_a_site_whose_manifest_has_the_wrong_types_is_rendered_afresh(
+    several: Sites, sources: Sources, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The first articles' shard is kept as recorded, its URL count a string; a
+    # new article changes the second, so the site is published. Such a
+    # manifest once failed the build after its publish, which the command then
+    # called "as they were".
+    sources(PairedSiteArticles)
+    articles_per_site(several, 3)
+    run(output=str(tmp_path), verbosity=0)
+    shop = several.directory(tmp_path, "shop")
+    manifest = json.loads((shop / MANIFEST_FILENAME).read_bytes())
+    manifest["shards"][0]["files"][0]["urls"] = "2"
+    (shop / MANIFEST_FILENAME).write_text(json.dumps(manifest))
+    added = articles_per_site(several, 1)
+    stdout, stderr = run(output=str(tmp_path))
+    assert (stderr, caplog.messages) == (
+        "",
+        [
+            f"{MANIFEST_FILENAME} in {shop} cannot be read (Invalid: shards[0].files[0].urls "
+            "is '2', not a whole number from 1 to 50,000): every file is rendered afresh, and "
+            "the build writes a new one."
+        ],
+    )
+    assert "Failed" not in stdout
+    files = snapshot(shop)
+    new = article_locs(BASE_URLS["shop"], added["shop"])
+    assert locs(files["sitemap-articles-2.xml"])[-1:] == new
+    assert json.loads(files[MANIFEST_FILENAME])["shards"][0]["files"][0]["urls"] == 2
 
 
 class InterruptedOnShop(SiteArticles):

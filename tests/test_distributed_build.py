@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,15 +20,19 @@ from typing import Any
 
 import pytest
 from built_sets import snapshot, without_times
+from django.core.files.base import ContentFile
 from django.core.files.storage import InMemoryStorage, storages
 from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
+from django.urls import set_urlconf
 from factories import bulk_articles
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
+from django_sitemapkit.build.fingerprints import section_fingerprint, settings_fingerprint
 from django_sitemapkit.build.options import BuildOptions
-from django_sitemapkit.build.planning import ShardJob, section_fingerprint, settings_fingerprint
+from django_sitemapkit.build.planning import ShardJob
+from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.distributed.jobs import ShardTask, to_payload
 from django_sitemapkit.distributed.staging import STAGING_DIRECTORY
 from django_sitemapkit.distributed.worker import run_shard
@@ -204,6 +209,7 @@ def test_the_worker_refuses_a_job_planned_with_other_code_or_settings(
         validate=False,
         section="0123456789abcdef",
         settings="0" * 16,
+        urls=urls_fingerprint(compile_plan(TenPerPage())),
     )
     with pytest.raises(BuildError) as raised:
         run_shard(to_payload(task))
@@ -238,6 +244,7 @@ def test_the_worker_refuses_to_stage_where_its_settings_keep_no_files(
         validate=False,
         section=section_fingerprint(compile_plan(TenPerPage())),
         settings=settings_fingerprint(default_site(), BuildOptions(gzip=True)),
+        urls=urls_fingerprint(compile_plan(TenPerPage())),
     )
     with pytest.raises(BuildError) as raised:
         run_shard(to_payload(task))
@@ -330,3 +337,147 @@ def test_a_dry_run_plans_the_shards_and_sends_none(
         "same.\n"
     )
     assert stored(storage) == {}
+
+
+@pytest.fixture
+def task_signals() -> Iterator[Any]:
+    """The Tasks framework's signals module, its receivers disconnected after the test."""
+    try:
+        from django.tasks import signals
+    except ImportError:  # Django 5.2: the backport
+        from django_tasks import signals  # type: ignore[no-redef,unused-ignore]
+    connected: list[tuple[Any, Any]] = []
+
+    def connect(signal: Any, receiver: Any) -> None:
+        signal.connect(receiver, weak=False)
+        connected.append((signal, receiver))
+
+    yield connect, signals
+    for signal, receiver in connected:
+        signal.disconnect(receiver)
+
+
+def test_a_worker_with_another_urlconf_is_refused(
+    sources: Sources, storage: InMemoryStorage, task_signals: Any
+) -> None:
+    # The immediate backend runs each shard in this thread, as enqueued: its
+    # URLconf is switched for the task, as another worker's deployment would.
+    connect, signals = task_signals
+    connect(signals.task_started, lambda **kwargs: set_urlconf("testapp.urls_moved"))
+    connect(signals.task_finished, lambda **kwargs: set_urlconf(None))
+    sources(TenPerPage)
+    bulk_articles(3, updated_at=UPDATED)
+    plan = compile_plan(TenPerPage())
+    there = urls_fingerprint(plan)
+    set_urlconf("testapp.urls_moved")
+    try:
+        here = urls_fingerprint(plan)
+    finally:
+        set_urlconf(None)
+    with pytest.raises(CommandError) as raised:
+        via_tasks()
+    assert str(raised.value) == (
+        "The shard of section 'articles' from page 1 (rows from the section's start) failed on "
+        f"a worker of Django Tasks (backend 'default'): django_sitemapkit.exceptions.BuildError: "
+        f"This worker "
+        f"({socket.gethostname()}) would render the shard of section 'articles' from page 1 "
+        "(rows from the section's start) with other URL patterns (ROOT_URLCONF and what it "
+        f"includes) than the coordinator planned with (urls fingerprint {here} here, {there} "
+        "there): deploy the same URLconf to the coordinator and the workers. Nothing was "
+        "published: the files in storage 'sitemaps' are as they were."
+    )
+    assert stored(storage) == {}
+
+
+def test_a_job_forged_on_the_broker_is_refused_by_the_worker(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    # A job of this build, its number changed: it would stage another range's
+    # rows under that shard's names.
+    sources(TenPerPage)
+    bulk_articles(25, updated_at=UPDATED)
+    plan = compile_plan(TenPerPage())
+    task = ShardTask(
+        build="b1",
+        site="default",
+        storage="sitemaps",
+        staging=".sitemapkit-staging/b1/",
+        job=ShardJob("articles", 1, None, None),
+        gzip=True,
+        validate=False,
+        section=section_fingerprint(plan),
+        settings=settings_fingerprint(default_site(), BuildOptions(gzip=True)),
+        urls=urls_fingerprint(plan),
+    )
+    storage.save(".sitemapkit-staging/b1/build.json", ContentFile(b"{}"))
+    with pytest.raises(BuildError) as raised:
+        run_shard({**to_payload(task), "number": 0})
+    assert str(raised.value).startswith(
+        "This worker refuses a shard job that no coordinator of this project signed"
+    )
+    assert list(stored(storage)) == [".sitemapkit-staging/b1/build.json"]
+
+
+def test_a_file_changed_after_its_worker_reported_it_fails_the_build(
+    sources: Sources, storage: InMemoryStorage, task_signals: Any
+) -> None:
+    # Once the second shard is staged, something else writes under its name.
+    connect, signals = task_signals
+
+    def overwrite(task_result: Any, **kwargs: Any) -> None:
+        payload = task_result.args[0]
+        if payload["number"] == 1:
+            name = payload["staging"] + ".shard-1-1.xml.gz"
+            storage.delete(name)
+            storage.save(name, ContentFile(b"other"))
+
+    connect(signals.task_finished, overwrite)
+    sources(TenPerPage)
+    bulk_articles(25, updated_at=UPDATED)
+    with pytest.raises(CommandError) as raised:
+        via_tasks()
+    assert re.fullmatch(
+        r"storage 'sitemaps' holds \.sitemapkit-staging/\S+/\.shard-1-1\.xml\.gz of the shard of "
+        r"section 'articles' from page 2 \(rows from key \(\d+,\)\) with other bytes than its "
+        r"worker reported: 5 bytes, not \d+\. Something else wrote there since \(a worker of "
+        r"an earlier build, or anything else that can write to the storage\); build again\. "
+        r"Nothing was published: the files in storage 'sitemaps' are as they were\.",
+        str(raised.value),
+    ), str(raised.value)
+    assert stored(storage) == {}
+
+
+@pytest.fixture
+def bucket(s3_bucket: dict[str, Any]) -> Iterator[Any]:
+    """The S3 bucket of moto's server as ``SITEMAPKIT_STORAGE``: where a worker writes a
+    new file under its name at once."""
+    with override_settings(
+        STORAGES={"sitemaps": s3_bucket}, SITEMAPKIT_STORAGE="sitemaps", TASKS=IMMEDIATE
+    ):
+        yield storages["sitemaps"]
+
+
+def bucket_names(storage: Any) -> list[str]:
+    return sorted(key.key for key in storage.bucket.objects.all())
+
+
+@pytest.mark.slow
+def test_new_files_written_in_place_go_with_a_build_that_fails(
+    sources: Sources, bucket: Any
+) -> None:
+    # The third shard raises in strict mode: the first two have written their
+    # new files under their names by then, which no index names.
+    sources(TenPerPage)
+    rows = sorted(bulk_articles(25, updated_at=UPDATED), key=lambda row: row.pk)
+    Article.objects.filter(pk=rows[22].pk).update(slug=None)
+    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(CommandError):
+        via_tasks()
+    assert bucket_names(bucket) == []
+    # What a killed coordinator would have left: a new page no index names.
+    Article.objects.filter(pk=rows[22].pk).update(slug="back")
+    via_tasks()
+    published = bucket_names(bucket)
+    bucket.save("sitemap-articles-7.xml", ContentFile(b"left by a build that was killed"))
+    Article.objects.filter(pk=rows[24].pk).update(updated_at=UPDATED + dt.timedelta(days=1))
+    via_tasks()
+    assert bucket_names(bucket) == published

@@ -24,11 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from built_sets import snapshot, without_times
+from celery import Celery
 from django.db import connection
 from django.test import Client, override_settings
 from processes import TESTS, manage
 
+from django_sitemapkit.distributed.celery_engine import TASK_NAME
+from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import MANIFEST_FILENAME
 
 pytestmark = [
@@ -389,3 +393,65 @@ def wait_for_pid(path: Path, coordinator: subprocess.Popen[str]) -> int:
         assert time.monotonic() < deadline, "no worker took the shard to hold up"
         time.sleep(0.05)
     return int(path.read_text())
+
+
+EVIL = "</lastmod></sitemap><sitemap><loc>https://evil.example/x</loc><lastmod>2024-05-01"
+
+
+def test_forged_jobs_and_results_are_refused(shared: Shared, redis_server: str) -> None:
+    # One start of the workers for both: a job sent to the broker, and a result
+    # written into the result backend. Each time the shard of page 5 is held
+    # until the forgery is in place.
+    pause, release = shared.tmp_path / "paused", shared.tmp_path / "released"
+    shared.start_workers(
+        "celery",
+        SITEMAPKIT_TEST_PAUSE_PAGE="5",
+        SITEMAPKIT_TEST_PAUSE_FILE=str(pause),
+        SITEMAPKIT_TEST_RELEASE_FILE=str(release),
+        # Held until released: the shard's state must stay the one forged.
+        SITEMAPKIT_TEST_PAUSE_SECONDS="200",
+    )
+    app = Celery(broker=redis_server, backend=redis_server)
+    # The job of page 5 with the number of the first shard: it would render
+    # page 5's rows over the first shard's files. A worker refuses it.
+    coordinator = shared.popen_build("celery")
+    wait_for_pid(pause, coordinator)
+    held = json.loads(Path(f"{pause}.json").read_text())
+    refused = "This worker refuses a shard job that no coordinator of this project signed"
+    with pytest.raises(BuildError, match=refused):
+        app.send_task(TASK_NAME, args=[{**held, "number": 0}]).get(timeout=60)
+    release.touch()
+    _, stderr = coordinator.communicate(timeout=120)
+    assert coordinator.returncode == 0, stderr
+    assert shared.published() == shared.local()
+    # The held shard's own job, run again, gives a result as its worker signs it;
+    # that result, but for one lastmod, is written over the held task's state.
+    for path in (pause, Path(f"{pause}.json"), Path(f"{pause}.task"), release):
+        path.unlink()
+    before = shared.published()
+    shared.seed(
+        "import datetime as dt; from testapp.models import Article; "
+        "Article.objects.update(updated_at=dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc))"
+    )
+    coordinator = shared.popen_build("celery")
+    wait_for_pid(pause, coordinator)
+    held = json.loads(Path(f"{pause}.json").read_text())
+    forged = app.send_task(TASK_NAME, args=[held]).get(timeout=60)
+    forged["files"][0]["newest"] = EVIL
+    # Celery's Redis backend keeps a task's state as JSON under this key.
+    task = Path(f"{pause}.task").read_text()
+    meta = {"status": "SUCCESS", "result": forged, "traceback": None, "children": []}
+    redis.Redis.from_url(redis_server).set(
+        f"celery-task-meta-{task}", json.dumps({**meta, "task_id": task})
+    )
+    _, stderr = coordinator.communicate(timeout=120)
+    release.touch()
+    assert (coordinator.returncode, stderr) == (
+        1,
+        f"CommandError: The result of the shard of section 'articles' from page 5 (rows from "
+        f"key ({held['low'][0]},)) is refused: its signature does not match SECRET_KEY. Workers "
+        "sign their results: is something else writing to the result backend, or do the "
+        "workers run with another SECRET_KEY? Nothing was published: the files in storage "
+        "'sitemaps' are as they were.\n",
+    )
+    assert shared.published() == before

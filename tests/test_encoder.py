@@ -71,6 +71,18 @@ def test_index_document() -> None:
     ]
 
 
+def test_the_index_escapes_its_values_whoever_made_them() -> None:
+    # The index is written from a manifest read back and from workers'
+    # results: its text is escaped where it is written, not by its callers.
+    markup = "</lastmod></sitemap><sitemap><loc>https://evil.example/x</loc><lastmod>1"
+    line = sitemap_element(Entry(BASE + "a&b", markup))
+    assert line == (
+        f"<sitemap><loc>{BASE}a&amp;b</loc><lastmod>&lt;/lastmod&gt;&lt;/sitemap&gt;&lt;"
+        "sitemap&gt;&lt;loc&gt;https://evil.example/x&lt;/loc&gt;&lt;lastmod&gt;1</lastmod>"
+        "</sitemap>\n"
+    )
+
+
 def test_chunks_are_large_and_bounded() -> None:
     entries = [Entry(f"{BASE}{n:06d}/") for n in range(20_000)]
     chunks = list(Encoder(URLSET).stream(runs(entries)))

@@ -162,7 +162,7 @@ def build_locked(
     changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
     notice = record(site, destination, changed) if changed is not None else None
     destination.publish(new.written, manifest.to_json(), result.removed)
-    result.published = True
+    result.published = destination.published = True
     result.replaced = list(new.written)
     if sending and changed is None:
         result.indexnow_skipped = (
@@ -234,7 +234,11 @@ def empty_message(destination: Destination, old: Manifest | None) -> str:
 def failed(destination: Destination, exc: BaseException) -> BaseException:
     """The one-line ``BuildError`` a failed build raises; the exception itself if it is
     neither an error nor an interruption."""
-    untouched = f"Nothing was published: the files in {destination.label} are as they were."
+    untouched = (
+        f"The new set was published to {destination.label} before it."
+        if destination.published
+        else f"Nothing was published: the files in {destination.label} are as they were."
+    )
     if isinstance(exc, EmptySet | PublishFailed):
         return exc
     if isinstance(exc, KeyboardInterrupt):

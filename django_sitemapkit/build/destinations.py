@@ -25,19 +25,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from django.core.files import File
 from django.core.files.storage import Storage, storages
 
 from django_sitemapkit.build import s3
 from django_sitemapkit.build.locks import storage_lock
+from django_sitemapkit.build.manifest import MOST_BYTES, Unreadable
 from django_sitemapkit.build.order import publish_waves
+from django_sitemapkit.build.reading import read_regular
 from django_sitemapkit.build.staging import NAME_PREFIX, make_staging, remove_dead_stagings
+from django_sitemapkit.build.stored import save_exact
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import Record, StorageRecord
-from django_sitemapkit.names import (
-    MANIFEST_FILENAME,
-    is_sitemap_file,
-)
+from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
+from django_sitemapkit.views.stores import local_directory
 
 # Written files must be readable by the web server that serves them.
 FILE_MODE = 0o644
@@ -80,6 +80,9 @@ class Destination(ABC):
     staging: Staging
     #: Whether its published files may be read back from several threads at once.
     parallel_reads = False
+    #: Whether a build has published its new set here: what a failure after that
+    #: says (``build.failed()``, the command) must not be "as they were".
+    published = False
 
     @abstractmethod
     def lock(self) -> AbstractContextManager[None]:
@@ -126,6 +129,8 @@ class Destination(ABC):
         """Where what was sent to IndexNow is kept, out of the served files' way."""
 
     def manifest(self) -> bytes | None:
+        """The published manifest's bytes, ``None`` if there is none; ``Unreadable`` if
+        it is not a regular file of at most ``manifest.MOST_BYTES``."""
         return self.read(MANIFEST_FILENAME)
 
     # A build's staged files are in ``staging``, on this machine; a distributed
@@ -202,6 +207,25 @@ class StorageDestination(Destination):
             content: bytes = stored.read()
             return content
 
+    def manifest(self) -> bytes | None:
+        stored_name = self.prefix + MANIFEST_FILENAME
+        if not self.storage.exists(stored_name):
+            return None
+        directory = local_directory(self.storage)
+        if directory is not None:
+            # A FileSystemStorage is a directory: the same rules as one.
+            return read_regular(os.path.join(directory, stored_name))
+        # A remote storage has no links or FIFOs; its size is asked first, as a
+        # storage may fetch the whole object to read any of it.
+        size = self.storage.size(stored_name)
+        if size > MOST_BYTES:
+            raise Unreadable(f"{size:,} bytes, more than {MOST_BYTES:,}")
+        with self.storage.open(stored_name, "rb") as stored:
+            content: bytes = stored.read(MOST_BYTES + 1)
+        if len(content) > MOST_BYTES:
+            raise Unreadable(f"more than {MOST_BYTES:,} bytes")
+        return content
+
     def keep(self, name: str) -> None:
         """A storage keeps an unchanged file where it is: it is not uploaded again."""
 
@@ -270,19 +294,3 @@ class StorageDestination(Destination):
         if self.owner is not None:
             self.owner.close()
             self.owner = None
-
-
-def save_exact(storage: Storage, stored_name: str, content: IO[bytes], label: str) -> None:
-    """Save ``content`` as ``stored_name``, replacing the file of that name if any."""
-    if storage.exists(stored_name) and storage.get_available_name(stored_name) != stored_name:
-        # This storage would save beside the old file under another name, so
-        # the old one must go first: a moment with no file. Storages that
-        # overwrite (S3 with file_overwrite, FileSystemStorage with
-        # allow_overwrite) replace it in one write instead.
-        storage.delete(stored_name)
-    saved = storage.save(stored_name, File(content, name=stored_name.rpartition("/")[2]))
-    if saved != stored_name:
-        raise BuildError(
-            f"{label} saved {stored_name!r} as {saved!r}; the storage must keep the exact "
-            "name (it should not rename files that exist)."
-        )

@@ -36,6 +36,7 @@ from django_sitemapkit.build.destinations import (
     Stored,
 )
 from django_sitemapkit.build.locks import held_lock
+from django_sitemapkit.build.reading import read_regular
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow import FileRecord, Record
 from django_sitemapkit.names import MANIFEST_FILENAME, is_sitemap_file
@@ -139,6 +140,10 @@ class DirectoryDestination(Destination):
             return None if current is None else (current / name).read_bytes()
         except FileNotFoundError:
             return None
+
+    def manifest(self) -> bytes | None:
+        current = self.current()
+        return None if current is None else read_regular(current / MANIFEST_FILENAME)
 
     def record(self) -> Record:
         # With the builds, never in a build: it outlives each of them.

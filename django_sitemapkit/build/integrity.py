@@ -28,9 +28,12 @@ from itertools import chain
 from typing import IO
 
 from django_sitemapkit.build.destinations import Destination
-from django_sitemapkit.build.manifest import ManifestFile, Shard
+from django_sitemapkit.build.manifest import Manifest, ManifestFile, Shard
 from django_sitemapkit.encoding.compression import GZIP_WBITS
 from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sources.declaration import BaseSource
 
 logger = logging.getLogger("django_sitemapkit")
 # RFC 1952 section 2.3.1: every gzip member starts with ID1 ID2.
@@ -177,3 +180,20 @@ def digest(chunks: Iterable[bytes], size: int) -> str | None:
         hashed.update(chunk)
         length += len(chunk)
     return hashed.hexdigest() if length == size else None
+
+
+def damaged_sections(
+    recorded: Manifest, sources: list[BaseSource], site: SitemapSite, inspection: Inspection
+) -> list[BaseSource]:
+    """The sources of the sections a ``--section`` build would leave alone, but whose
+    published files are damaged: planned too, so that those files are rendered again
+    (the rest of the section is kept, as its rows are as they were)."""
+    chosen = {type(source).name for source in sources}
+    damaged = []
+    for section in dict.fromkeys(shard.section for shard in recorded.shards):
+        shards = recorded.section_shards(section)
+        if section not in chosen and not all(map(inspection.shard_intact, shards)):
+            source = registry.get(section, site)
+            if source is not None:
+                damaged.append(source)
+    return damaged

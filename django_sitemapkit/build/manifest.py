@@ -4,8 +4,9 @@ Written with the files (``sitemapkit-manifest.json``), it records the build's
 settings fingerprint and, per shard (a section's key range), where the range
 starts, what the database held in it when it was rendered, and each file it
 rendered to: name, URL count, newest lastmod, sizes and content hash. The next
-build reads it to know what changed, the index is written from it, and
-``--dry-run`` and the summary compare against it.
+build reads it (through ``schema.py``, which checks every value of it) to know
+what changed, the index is written from it, and ``--dry-run`` and the summary
+compare against it.
 """
 
 from __future__ import annotations
@@ -15,17 +16,19 @@ import decimal
 import hashlib
 import importlib.metadata
 import json
-import logging
 import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, MANIFEST_FILENAME, PAGE_FILENAME
+from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.sources.ranges import Key, RangeStats
 
-FORMAT = 1
-logger = logging.getLogger("django_sitemapkit")
+#: 2: each file's record has the SHA-256 of its gzip sibling too.
+FORMAT = 2
+#: The largest manifest a build reads: a set at the index's ceiling of 50,000 files
+#: is about 20 MB of it (370 bytes a shard, measured), with room for long keys.
+MOST_BYTES = 64 * 2**20
 # A key or a lastmod is any value a database column gives: JSON has no dates,
 # decimals or UUIDs, so those are written as {"type": "text"} and read back.
 TAGGED: dict[str, Any] = {
@@ -50,15 +53,13 @@ def encode(value: Any) -> Any:
     raise TypeError(f"a key or lastmod of type {type(value).__name__} cannot be recorded")
 
 
-def decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        ((tag, text),) = value.items()
-        return TAGGED[tag](text)
-    return value
-
-
 def encode_stats(stats: RangeStats) -> dict[str, Any]:
     return {"rows": stats.rows, "lastmod": encode(stats.lastmod), "key_sum": stats.key_sum}
+
+
+class Unreadable(Exception):
+    """The manifest is not a file a build reads: a link, a FIFO, a device, or larger
+    than ``MOST_BYTES``."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +73,19 @@ class ManifestFile:
     size: int
     gzip_size: int | None
     sha256: str
+    #: The SHA-256 of the gzip sibling, if there is one.
+    gzip_sha256: str | None = None
 
     def names(self) -> list[str]:
         """The file and its gzip sibling, sibling first (the order they are published in)."""
         return [self.name + GZIP_SUFFIX, self.name] if self.gzip_size is not None else [self.name]
+
+    def digests(self) -> list[tuple[str, int, str]]:
+        """Each name of ``names()`` with the size and SHA-256 of its bytes."""
+        plain = (self.name, self.size, self.sha256)
+        if self.gzip_size is None:
+            return [plain]
+        return [(self.name + GZIP_SUFFIX, self.gzip_size, self.gzip_sha256 or ""), plain]
 
 
 @dataclass(frozen=True)
@@ -140,59 +150,3 @@ def package_version() -> str:
 def fingerprint(values: Any) -> str:
     text = json.dumps(values, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def page_name(name: str, section: str) -> None:
-    """Raise ``ValueError`` unless ``name`` is a page file of ``section``: a build links,
-    lists and deletes the names its manifest gives, so one planted in the directory or
-    storage must not name another file ("../x", "media/photo.jpg")."""
-    match = PAGE_FILENAME.match(name)
-    if match is None or match["section"] != section:
-        raise ValueError(f"{name!r} is not the name of a page file of section {section!r}")
-
-
-def read_manifest(content: bytes | None, label: str) -> Manifest | None:
-    """The manifest in ``content``, or ``None`` when there is none or it cannot be read:
-    the build then renders every file afresh, which is always correct, only slower,
-    and an unchanged file still keeps its bytes."""
-    if content is None:
-        return None
-    try:
-        data = json.loads(content)
-        if data.get("format") != FORMAT:
-            return None
-        shards = tuple(
-            Shard(
-                section=item["section"],
-                low=None if item["low"] is None else tuple(decode(v) for v in item["low"]),
-                stats=item["stats"],
-                files=tuple(ManifestFile(**f) for f in item["files"]),
-                rows=item["rows"],
-                skipped=item["skipped"],
-            )
-            for item in data["shards"]
-        )
-        for shard in shards:
-            for file in shard.files:
-                page_name(file.name, shard.section)
-        if data["index"]["name"] != INDEX_FILENAME:
-            raise ValueError(f"the index is named {data['index']['name']!r}")
-        return Manifest(
-            site=data["site"],
-            fingerprint=data["fingerprint"],
-            sections=dict(data["sections"]),
-            shards=shards,
-            index=ManifestFile(**data["index"]),
-            built=data["built"],
-            full_check=data["full_check"],
-        )
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        logger.warning(
-            "%s in %s cannot be read (%s: %s): every file is rendered afresh, and the "
-            "build writes a new one.",
-            MANIFEST_FILENAME,
-            label,
-            type(exc).__name__,
-            exc,
-        )
-        return None

@@ -22,21 +22,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django_sitemapkit.build.destinations import Destination
-from django_sitemapkit.build.integrity import Inspection
+from django_sitemapkit.build.fingerprints import section_fingerprint, settings_fingerprint
+from django_sitemapkit.build.integrity import Inspection, damaged_sections
 from django_sitemapkit.build.manifest import (
     Manifest,
     Shard,
     encode_stats,
-    fingerprint,
-    package_version,
-    read_manifest,
 )
 from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.reading import misfit, read_manifest, set_aside
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.locations.policy import sitemap_directory
-from django_sitemapkit.names import page_number
-from django_sitemapkit.registry import registry
+from django_sitemapkit.names import page_filename, page_number
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.plan import Plan, compile_plan
@@ -65,33 +62,20 @@ class PlannedShard:
     kept: Shard | None = None
     #: The names its files had, given again in order to the files it renders to.
     names: list[str] = field(default_factory=list)
+    #: The name of its first file if it had none, given before it is rendered.
+    new: str | None = None
     high: Key | None = None
     #: Set by ``to_render()`` on a shard to render.
     job: ShardJob | None = None
 
     @property
+    def given(self) -> list[str]:
+        """The names its files are given in order, as far as the plan can tell."""
+        return self.names or ([] if self.new is None else [self.new])
+
+    @property
     def rows(self) -> int | None:
         return None if self.stats is None else int(self.stats["rows"])
-
-
-def section_fingerprint(plan: Plan) -> str:
-    """What a section's files depend on beyond its rows: when it changes (a new limit,
-    another key, an upgrade of this package), every shard is cut and rendered afresh."""
-    cls = type(plan.source)
-    key = plan.key
-    return fingerprint(
-        {
-            "version": package_version(),
-            "class": f"{cls.__module__}.{cls.__qualname__}",
-            "pager": type(plan.pager).__name__,
-            "page_size": plan.page_size,
-            "url_limit": plan.url_limit,
-            "languages": plan.languages,
-            "extensions": plan.document.extensions,
-            "key": None if key is None else [list(column) for column in key],
-            "lastmod": plan.lastmod_path,
-        }
-    )
 
 
 def plan_section(
@@ -167,13 +151,21 @@ def without_empty(planned: list[PlannedShard]) -> list[PlannedShard]:
     return kept
 
 
-def to_render(planned: list[PlannedShard], start: int) -> list[tuple[PlannedShard, ShardJob]]:
-    """The shards of ``planned`` to render, each given its job, numbered from ``start``."""
+def to_render(
+    planned: list[PlannedShard], start: int, first_free: int
+) -> list[tuple[PlannedShard, ShardJob]]:
+    """The shards of ``planned`` to render, each given its job, numbered from ``start``,
+    and a name: the names its files had, or the next new number from ``first_free``
+    (given before any is rendered, so that a worker may write a new file under its
+    name at once; a file beyond those takes a number after all of them)."""
     found: list[tuple[PlannedShard, ShardJob]] = []
     # A shard holds one page of rows (one is cut when it grows past
     # page_size), so its position in the section is its page's number.
     for position, shard in enumerate(planned, 1):
         if shard.kept is None:
+            if not shard.names:
+                shard.new = page_filename(shard.section, first_free)
+                first_free += 1
             number = start + len(found)
             shard.job = ShardJob(shard.section, number, shard.low, shard.high, position)
             found.append((shard, shard.job))
@@ -213,8 +205,13 @@ def plan_build(
     site: SitemapSite,
     partial: bool,
 ) -> BuildPlan:
-    old = read_manifest(destination.manifest(), destination.label)
+    old = read_manifest(destination.manifest, destination.label)
     settings = settings_fingerprint(site, options)
+    plans = [compile_plan(source, site) for source in sources]
+    sections = {plan.section: section_fingerprint(plan) for plan in plans}
+    if old is not None and (reason := misfit(old, plans, sections)) is not None:
+        set_aside(destination.label, reason)
+        old = None
     # A set built with other settings (base URL, gzip, limits) is rebuilt whole.
     recorded = old if old is not None and old.fingerprint == settings else None
     if partial and recorded is None:
@@ -230,9 +227,12 @@ def plan_build(
     if inspection.thorough and recorded is not None:
         inspection.look_ahead(list(recorded.files()))
     if partial and recorded is not None:
-        sources = [*sources, *damaged_sections(recorded, sources, site, inspection)]
-    plans = [compile_plan(source, site) for source in sources]
-    sections = {plan.section: section_fingerprint(plan) for plan in plans}
+        damaged = [
+            compile_plan(source, site)
+            for source in damaged_sections(recorded, sources, site, inspection)
+        ]
+        plans += damaged
+        sections.update({plan.section: section_fingerprint(plan) for plan in damaged})
     known = {
         plan.section: known_shards(recorded, plan.section, sections[plan.section]) for plan in plans
     }
@@ -244,27 +244,11 @@ def plan_build(
 
     for plan in plans:
         planned[plan.section] = plan_section(plan, known[plan.section], keeps)
-        work += [(plan, job) for _, job in to_render(planned[plan.section], len(work))]
+        first_free = next_number(known[plan.section])
+        work += [(plan, job) for _, job in to_render(planned[plan.section], len(work), first_free)]
     return BuildPlan(
         old, recorded, settings, now, full, plans, sections, planned, known, work, inspection
     )
-
-
-def damaged_sections(
-    recorded: Manifest, sources: list[BaseSource], site: SitemapSite, inspection: Inspection
-) -> list[BaseSource]:
-    """The sources of the sections a ``--section`` build would leave alone, but whose
-    published files are damaged: planned too, so that those files are rendered again
-    (the rest of the section is kept, as its rows are as they were)."""
-    chosen = {type(source).name for source in sources}
-    damaged = []
-    for section in dict.fromkeys(shard.section for shard in recorded.shards):
-        shards = recorded.section_shards(section)
-        if section not in chosen and not all(map(inspection.shard_intact, shards)):
-            source = registry.get(section, site)
-            if source is not None:
-                damaged.append(source)
-    return damaged
 
 
 def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[Shard] | None:
@@ -272,20 +256,6 @@ def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[S
     if recorded is None or recorded.sections.get(section) != print_:
         return None
     return recorded.section_shards(section)
-
-
-def settings_fingerprint(site: SitemapSite, options: BuildOptions) -> str:
-    """What every file of the set depends on, beyond each section's own."""
-    return fingerprint(
-        {
-            "version": package_version(),
-            "base_url": site.base_url,
-            "directory": sitemap_directory(),
-            "gzip": options.gzip,
-            "gzip_links": options.gzip_links,
-            "max_bytes": conf.MAX_BYTES,
-        }
-    )
 
 
 def full_check_due(recorded: Manifest, now: dt.datetime) -> bool:

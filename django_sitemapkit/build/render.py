@@ -43,11 +43,23 @@ from django_sitemapkit.sources.skips import Tally
 Progress = Callable[[str, int], None]
 
 
+class Hashed:
+    """A file that hashes what is written to it."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self.file = file
+        self.digest = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.digest.update(data)
+        return self.file.write(data)
+
+
 def write_document(
     staging: Staging, name: str, chunks: Iterable[bytes], gzip: bool, gzip_in_thread: bool = False
-) -> tuple[int, int | None, str]:
+) -> tuple[int, str, int | None, str | None]:
     """Write ``chunks`` to the staged copy of ``name`` (and of its ``.gz``, compressed on a
-    second thread if ``gzip_in_thread``); return the sizes and the SHA-256 of ``name``."""
+    second thread if ``gzip_in_thread``); return the size and SHA-256 of each."""
     size = 0
     digest = hashlib.sha256()
 
@@ -63,16 +75,17 @@ def write_document(
         if not gzip:
             for _ in tee(output):
                 pass
-            return size, None, digest.hexdigest()
+            return size, digest.hexdigest(), None, None
         # The gzip sibling is compressed from the very chunks written to the
         # plain file, with the same compressor the views stream .xml.gz with.
-        with open(staging.path(name + GZIP_SUFFIX), "wb") as compressed:
+        with open(staging.path(name + GZIP_SUFFIX), "wb") as file:
+            compressed = Hashed(file)
             if gzip_in_thread:
                 write_gzip_in_thread(tee(output), compressed)
             else:
                 for block in gzip_stream(tee(output)):
                     compressed.write(block)
-            return size, compressed.tell(), digest.hexdigest()
+            return size, digest.hexdigest(), file.tell(), compressed.digest.hexdigest()
 
 
 @contextmanager
@@ -197,11 +210,11 @@ def write_page_files(
     while document is not None:
         encoder, pending = document
         name = staged_name(rendered.job, len(rendered.files) + 1)
-        size, gzip_size, sha256 = write_document(
+        size, sha256, gzip_size, gzip_sha256 = write_document(
             staging, name, encoder.stream(pending), options.gzip, options.gzip_in_thread
         )
         rendered.files.append(
-            ManifestFile(name, encoder.count, encoder.newest, size, gzip_size, sha256)
+            ManifestFile(name, encoder.count, encoder.newest, size, gzip_size, sha256, gzip_sha256)
         )
         overflow = encoder.overflow
         if overflow is None:

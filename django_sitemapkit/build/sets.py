@@ -10,7 +10,7 @@ what the manifest records (``integrity.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.integrity import Inspection
@@ -24,7 +24,7 @@ from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import encoded, index_locs, index_runs, open_document
 from django_sitemapkit.encoding.encoder import SITEMAPINDEX, Encoder, Entry
 from django_sitemapkit.exceptions import BuildError
-from django_sitemapkit.names import INDEX_FILENAME, page_filename
+from django_sitemapkit.names import INDEX_FILENAME, page_filename, page_number
 from django_sitemapkit.sites.configured import SitemapSite
 
 
@@ -49,6 +49,11 @@ class Namer:
         self.section = section
         self.next = first_free
 
+    def skip(self, names: list[str]) -> None:
+        """Take no number of ``names`` (those the plan gave shards to render)."""
+        numbers = [page_number(name) or 0 for name in names]
+        self.next = max(self.next, max(numbers, default=0) + 1)
+
     def name(self, names: list[str], position: int) -> str:
         if position < len(names):
             return names[position]
@@ -66,6 +71,7 @@ def add_section(
 ) -> None:
     """Add a section's shards to ``new``; ``rendered`` maps a job's number to what it
     gave, and each shard to render has its job."""
+    namer.skip([name for shard in planned for name in shard.given])
     for shard in planned:
         if shard.kept is not None:
             for file in shard.kept.files:
@@ -79,10 +85,8 @@ def add_section(
         result = rendered[shard.job.number]
         files = []
         for number, staged in enumerate(result.files):
-            name = namer.name(shard.names, number)
-            file = ManifestFile(
-                name, staged.urls, staged.newest, staged.size, staged.gzip_size, staged.sha256
-            )
+            name = namer.name(shard.given, number)
+            file = replace(staged, name=name)
             rename_staged(destination, staged, name)
             place(new, file, destination, published.get(name))
             files.append(file)
@@ -153,11 +157,13 @@ def render_index(
         index_runs(entries), SITEMAPINDEX, max_urls=MAX_URLS, max_bytes=conf.MAX_BYTES
     )
     assert document is not None, "a build with no URL publishes nothing"
-    size, gzip_size, sha256 = write_document(
+    size, sha256, gzip_size, gzip_sha256 = write_document(
         destination.staging, INDEX_FILENAME, encoded(document, on_cut), options.gzip
     )
     encoder = document.encoder
-    return ManifestFile(INDEX_FILENAME, encoder.count, encoder.newest, size, gzip_size, sha256)
+    return ManifestFile(
+        INDEX_FILENAME, encoder.count, encoder.newest, size, gzip_size, sha256, gzip_sha256
+    )
 
 
 def unchanged(new: Manifest, old: Manifest | None) -> bool:

@@ -16,18 +16,22 @@ import logging
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import BuildPlan, ShardJob
 from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.conf import conf
 from django_sitemapkit.distributed.jobs import ShardResult, ShardTask, from_result, to_payload
+from django_sitemapkit.distributed.objects import MISSING, s3_bucket
 from django_sitemapkit.distributed.progress import Done
-from django_sitemapkit.distributed.staging import SharedStaging
+from django_sitemapkit.distributed.staging import THREADS, SharedStaging
 from django_sitemapkit.distributed.status import Attempt, Engine
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.sites.configured import SitemapSite
 
 logger = logging.getLogger("django_sitemapkit")
@@ -45,6 +49,8 @@ class Tracked:
     #: When the live attempt was first seen running (``time.monotonic()``).
     running_since: float | None = None
     result: ShardResult | None = None
+    #: The check of the result's files, once there is a result.
+    checked: Future[None] | None = None
 
 
 @dataclass
@@ -60,27 +66,37 @@ class Dispatch:
     #: Every result, in the plan's order, once the shards are done: the report
     #: and the benchmark read where and how long each shard was rendered.
     results: list[ShardResult] = field(default_factory=list)
+    #: Starts the check of a result's files (in a thread: ``check_result()``).
+    check: Callable[[Tracked], Future[None]] | None = field(default=None, init=False)
 
     def __call__(self, plan: BuildPlan, destination: Destination) -> list[RenderedShard]:
         assert isinstance(destination, SharedStaging), destination
-        tracked = [Tracked(self.task(plan, destination, job)) for _, job in plan.work]
-        if not tracked:
+        if not plan.work:
             return []
         self.engine.check()
-        marker = {"build": destination.build, "coordinator": socket.gethostname()}
-        destination.start(json.dumps(marker).encode())
+        marker = json.dumps({"build": destination.build, "coordinator": socket.gethostname()})
+        published = plan.old.names() if plan.old is not None else None
+        present = destination.start(marker.encode(), published)
+        tracked = self.tracked(plan, destination, present)
         started = self.clock()
-        try:
-            for shard in tracked:
-                shard.attempts.append(self.engine.submit(to_payload(shard.task)))
-            self.wait(tracked, started)
-        except BaseException:
-            for shard in tracked:
-                if shard.result is None and shard.attempts:
-                    shard.attempts[-1].cancel()
-            raise
+        with ThreadPoolExecutor(THREADS) as pool:
+            self.check = lambda shard: pool.submit(check_result, destination, shard)
+            try:
+                for shard in tracked:
+                    shard.attempts.append(self.engine.submit(to_payload(shard.task)))
+                self.wait(tracked, started)
+                # Each result's files were checked as it came (in threads, while
+                # the other shards rendered): the first fault fails the build.
+                for shard in tracked:
+                    assert shard.checked is not None
+                    shard.checked.result()
+            except BaseException:
+                for shard in tracked:
+                    if shard.result is None and shard.attempts:
+                        shard.attempts[-1].cancel()
+                pool.shutdown(cancel_futures=True)
+                raise
         self.results = [shard.result for shard in tracked if shard.result is not None]
-        check_staged(destination, self.results)
         return [
             replace(result.rendered, stats=result.stats)
             if result.stats is not None
@@ -88,7 +104,35 @@ class Dispatch:
             for result in self.results
         ]
 
-    def task(self, plan: BuildPlan, destination: SharedStaging, job: ShardJob) -> ShardTask:
+    def tracked(
+        self, plan: BuildPlan, destination: SharedStaging, present: set[str]
+    ) -> list[Tracked]:
+        """A job for each shard to render. A name the plan gave it that the storage does
+        not have is written in place at once, where the storage is S3 (which refuses to
+        replace an object the worker did not expect: ``objects.upload()``)."""
+        urls = {each.section: urls_fingerprint(each) for each in plan.plans}
+        placing = s3_bucket(destination.storage) is not None
+        names = {
+            shard.job.number: shard.given
+            for shards in plan.planned.values()
+            for shard in shards
+            if shard.job is not None
+        }
+        tracked = []
+        for _, job in plan.work:
+            given = [
+                name if placing and not {name, name + GZIP_SUFFIX} & present else None
+                for name in names[job.number]
+            ]
+            offered = [name for name in given if name is not None]
+            destination.offered.update(offered + [name + GZIP_SUFFIX for name in offered])
+            task = self.task(plan, destination, job, urls[job.section])
+            tracked.append(Tracked(replace(task, names=tuple(given))))
+        return tracked
+
+    def task(
+        self, plan: BuildPlan, destination: SharedStaging, job: ShardJob, urls: str
+    ) -> ShardTask:
         return ShardTask(
             build=destination.build,
             site=self.site.name,
@@ -99,6 +143,7 @@ class Dispatch:
             validate=self.options.validate,
             section=plan.sections[job.section],
             settings=plan.settings,
+            urls=urls,
         )
 
     def wait(self, tracked: list[Tracked], started: float) -> None:
@@ -128,6 +173,8 @@ class Dispatch:
         status = shard.attempts[-1].status()
         if status.state == "done":
             shard.result = from_result(shard.task, status.result)
+            assert self.check is not None
+            shard.checked = self.check(shard)
         elif status.state == "failed":
             raise BuildError(
                 f"{capital(shard.task.describe())} failed on a worker of {self.engine.label}: "
@@ -183,17 +230,28 @@ def late(pending: list[Tracked], total: int, engine: str) -> str:
     )
 
 
-def check_staged(destination: SharedStaging, results: list[ShardResult]) -> None:
-    """Every file the workers said they staged is in the storage."""
-    staged = destination.staged_names()
-    for result in results:
-        for file in result.rendered.files:
-            for name in file.names():
-                if name not in staged:
-                    raise BuildError(
-                        f"The worker {result.worker.host} (pid {result.worker.pid}) reported "
-                        f"{name} of {result.rendered.job.section!r} staged, and "
-                        f"{destination.label} has no {destination.shared}{name}: do the "
-                        "workers and the coordinator use the same storage (SITEMAPKIT_STORAGE, "
-                        "STORAGES)?"
-                    )
+def check_result(destination: SharedStaging, shard: Tracked) -> None:
+    """The files ``shard``'s result names are in the storage with the very bytes it
+    reports (size and SHA-256, the ``.gz``'s too): a job sent with other values, or
+    anything else that wrote there, may have left others."""
+    assert shard.result is not None
+    worker = shard.result.worker
+    for file in shard.result.rendered.files:
+        placed = file.name in shard.task.names
+        for name, size, sha256 in file.digests():
+            found = destination.check(name, placed, size, sha256)
+            stored = (destination.prefix if placed else destination.shared) + name
+            if found.problem == MISSING:
+                raise BuildError(
+                    f"The worker {worker.host} (pid {worker.pid}) reported {name} of "
+                    f"{shard.task.job.section!r} written, and {destination.label} has no "
+                    f"{stored}: do the workers and the coordinator use the same storage "
+                    "(SITEMAPKIT_STORAGE, STORAGES)?"
+                )
+            if found.problem is not None:
+                raise BuildError(
+                    f"{destination.label} holds {stored} of {shard.task.describe()} with other "
+                    f"bytes than its worker reported: {found.problem}. Something else wrote "
+                    "there since (a worker of an earlier build, or anything else that can "
+                    "write to the storage); build again."
+                )

@@ -14,15 +14,20 @@ import socket
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from typing import Any
 
 from django.core.files.storage import Storage, storages
 
-from django_sitemapkit.build.destinations import Staging, save_exact
-from django_sitemapkit.build.planning import section_fingerprint, settings_fingerprint
+from django_sitemapkit.build.destinations import Staging
+from django_sitemapkit.build.fingerprints import section_fingerprint, settings_fingerprint
+from django_sitemapkit.build.manifest import ManifestFile
 from django_sitemapkit.build.render import render_shard
+from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.build.selection import selected_sites
 from django_sitemapkit.build.validation import validate_staged
+from django_sitemapkit.distributed import objects
 from django_sitemapkit.distributed.jobs import ShardTask, Worker, from_payload, result_payload
 from django_sitemapkit.distributed.staging import MARKER, STAGING_DIRECTORY, build_wanted
 from django_sitemapkit.exceptions import BuildError
@@ -30,6 +35,13 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.places import files_place
 from django_sitemapkit.sources.plan import Plan, compile_plan
+
+#: What each fingerprint of a job covers, and what to deploy when one differs.
+FINGERPRINTS = {
+    "urls": ("URL patterns (ROOT_URLCONF and what it includes)", "the same URLconf"),
+    "section": ("code or settings", "the same code and settings"),
+    "settings": ("settings", "the same code and settings"),
+}
 
 
 def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
@@ -50,30 +62,76 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="sitemapkit-shard-") as directory:
         staging = Staging(directory)
         rendered = render_shard(plan, task.job, staging, task.options)
-        names = [name for file in rendered.files for name in file.names()]
         if task.validate:
-            validate_staged(staging, names)
+            validate_staged(staging, [name for file in rendered.files for name in file.names()])
         # A build that failed or ended meanwhile has removed its marker: its
         # staging is being deleted, and must not fill up again.
         check_wanted(task, storage, [])
-        for name in names:
-            with open(staging.path(name), "rb") as content:
-                save_exact(storage, task.staging + name, content, f"storage {task.storage!r}")
+        uploaded = upload(task, storage, staging, rendered, place_of(site))
         # Asked again once the files are up: the coordinator removes the marker
         # before it lists the staging to delete it, so a build that ended during
         # the upload either sees these files in its listing or is seen here, and
         # they are removed by one side or the other, never left behind.
-        check_wanted(task, storage, names)
+        check_wanted(task, storage, uploaded)
     worker = Worker(socket.gethostname(), os.getpid(), started, time.time(), peak_rss())
     return result_payload(task, rendered, worker, rendered.stats)
+
+
+def upload(
+    task: ShardTask, storage: Storage, staging: Staging, rendered: RenderedShard, prefix: str
+) -> list[str]:
+    """Upload the shard's files, each under its name in the set where the job gives it
+    one (a name the storage had not: no index names it yet), or else staged; each
+    file's record then names it as uploaded. The names uploaded, in the storage."""
+    uploaded: list[str] = []
+    for number, file in enumerate(rendered.files):
+        name = task.names[number] if number < len(task.names) else None
+        if name is not None:
+            placed = replace(file, name=name)
+            if put(task, storage, staging, file, prefix, placed, uploaded):
+                rendered.files[number] = placed
+                continue
+        put(task, storage, staging, file, task.staging, file, uploaded)
+    return uploaded
+
+
+def put(
+    task: ShardTask,
+    storage: Storage,
+    staging: Staging,
+    file: ManifestFile,
+    where: str,
+    stored: ManifestFile,
+    uploaded: list[str],
+) -> bool:
+    """Upload ``file``, and its gzip sibling, as ``stored`` under ``where``; ``False`` if
+    written in place and the storage has a file of that name (S3 says so): the file
+    is then staged instead, and the copy at the publish replaces it."""
+    label = f"storage {task.storage!r}"
+    only_new = where != task.staging
+    for (name, _, sha256), (target, _, _) in zip(file.digests(), stored.digests(), strict=True):
+        if not objects.upload(
+            storage, where + target, staging.path(name), sha256, label, only_new=only_new
+        ):
+            return False
+        uploaded.append(where + target)
+    return True
+
+
+def place_of(site: SitemapSite) -> str:
+    """Where this worker's settings keep the site's files in the storage (``check_place()``
+    has seen that they do)."""
+    place = files_place(site)
+    assert place is not None
+    return place.prefix
 
 
 def check_wanted(task: ShardTask, storage: Storage, uploaded: list[str]) -> None:
     """Refuse to stage for a build that is over, removing what was ``uploaded`` for it."""
     if build_wanted(storage, task.staging):
         return
-    for name in uploaded:
-        storage.delete(task.staging + name)
+    for stored_name in uploaded:
+        storage.delete(stored_name)
     raise BuildError(
         f"The build of {task.describe()} is over ({task.staging}{MARKER} is gone): "
         "its files were not uploaded."
@@ -81,18 +139,23 @@ def check_wanted(task: ShardTask, storage: Storage, uploaded: list[str]) -> None
 
 
 def check_fingerprints(task: ShardTask, plan: Plan, site: SitemapSite) -> None:
-    """Refuse to render with other code or settings than the coordinator planned with."""
+    """Refuse to render with other code, settings or URL patterns than the coordinator
+    planned with."""
     found = {
+        "urls": urls_fingerprint(plan),
         "section": section_fingerprint(plan),
         "settings": settings_fingerprint(site, task.options),
     }
-    for what, expected in (("section", task.section), ("settings", task.settings)):
-        if found[what] != expected:
+    planned = {"urls": task.urls, "section": task.section, "settings": task.settings}
+    # The URL patterns first: the section's fingerprint covers them too, and the
+    # message then says what differs.
+    for what, (other, deploy) in FINGERPRINTS.items():
+        if found[what] != planned[what]:
             raise BuildError(
                 f"This worker ({socket.gethostname()}) would render {task.describe()} with "
-                f"other {'code or settings' if what == 'section' else 'settings'} than the "
-                f"coordinator planned with ({what} fingerprint {found[what]} here, {expected} "
-                "there): deploy the same code and settings to the coordinator and the workers."
+                f"other {other} than the coordinator planned with ({what} fingerprint "
+                f"{found[what]} here, {planned[what]} there): deploy {deploy} to the "
+                "coordinator and the workers."
             )
 
 

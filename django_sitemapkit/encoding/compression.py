@@ -6,7 +6,7 @@ import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 
 # Files are compressed once and served many times, so the smallest output wins.
 LEVEL = 9
@@ -16,6 +16,10 @@ LEVEL = 9
 GZIP_WBITS = 16 + zlib.MAX_WBITS
 # Chunks (of about 64 KiB) that may wait for the compressing thread.
 PENDING_CHUNKS = 8
+
+
+class Writable(Protocol):
+    def write(self, data: bytes, /) -> int: ...
 
 
 def gzip_compressor(level: int = LEVEL) -> Any:
@@ -33,7 +37,7 @@ def gzip_stream(chunks: Iterable[bytes], level: int = LEVEL) -> Iterator[bytes]:
     yield compressor.flush()
 
 
-def write_gzip_in_thread(chunks: Iterable[bytes], file: BinaryIO) -> None:
+def write_gzip_in_thread(chunks: Iterable[bytes], file: Writable) -> None:
     """Write the gzip of ``chunks`` to ``file``, compressing on a second thread.
 
     zlib releases the GIL while it deflates, so on a machine with two cores

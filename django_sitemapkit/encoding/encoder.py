@@ -56,7 +56,9 @@ def url_element(entry: Entry) -> str:
 
 
 def sitemap_element(entry: Entry) -> str:
-    lastmod = "" if entry.lastmod is None else f"<lastmod>{entry.lastmod}</lastmod>"
+    # Both values escaped here, whoever made the entry: an index is written from
+    # a manifest read back, and from results a worker sent.
+    lastmod = "" if entry.lastmod is None else f"<lastmod>{escape(entry.lastmod)}</lastmod>"
     return f"<sitemap><loc>{escape(entry.loc)}</loc>{lastmod}</sitemap>\n"
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -49,6 +49,25 @@ def is_plain_column(model: type[models.Model], name: str) -> bool:
     except FieldDoesNotExist:
         return False
     return bool(getattr(field, "concrete", False) and not field.null and not field.is_relation)
+
+
+def fits(model: type[models.Model], key: Sequence[KeyColumn], values: Sequence[Any]) -> bool:
+    """Whether ``values`` (read back from a manifest or a job) are a value of each
+    column of ``key``, of the very type the column gives: a seek with anything else
+    would fail in the database, or compare as no row of the column ever does."""
+    if len(values) != len(key):
+        return False
+    for column, value in zip(key, values, strict=True):
+        field = model._meta.pk if column.name == "pk" else model._meta.get_field(column.name)
+        assert isinstance(field, models.Field), field  # a plain column (is_plain_column)
+        try:
+            read = field.to_python(value)
+        except (ValidationError, TypeError, ValueError):
+            return False
+        # type(): a datetime is a date, and True an int, to isinstance().
+        if type(read) is not type(value) or read != value:
+            return False
+    return True
 
 
 def from_start(key: Sequence[KeyColumn], start: Sequence[Any]) -> Q:

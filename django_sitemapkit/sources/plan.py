@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -72,6 +72,8 @@ class Plan:
     #: The pager of a queryset section, whose rows the build measures and cuts into
     #: key ranges; ``None`` for static pages and contrib classes (one shard, no stats).
     queryset: QueryPager | None = None
+    #: The URL name locations are reversed from (``None``: a ``location()`` makes them).
+    url_name: str | None = None
 
     @property
     def key(self) -> Sequence[KeyColumn] | None:
@@ -104,8 +106,7 @@ def compile_plan(
     and URLconf in force now; ``policy`` replaces the site's location rule."""
     with entry_context():
         site = site or default_site()
-        # The sitemap's directory too is read in LANGUAGE_CODE, as the sources'
-        # URLs are: under i18n_patterns it depends on the language.
+        # The sitemap's directory is read in LANGUAGE_CODE too (i18n_patterns).
         policy = policy or LocationPolicy.for_site(site)
         if isinstance(source, AdaptedSource):
             return source.compiled(policy)
@@ -236,7 +237,8 @@ def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationP
     writer = compile_writer(
         declaration, policy, format_, maker, locator, read_field, languages, queryset, rows.db
     )
-    return finished(declaration, pager, format_, writer, rows.db)
+    plan = finished(declaration, pager, format_, writer, rows.db)
+    return plan if located_by_hook else replace(plan, url_name=url_name)
 
 
 def static_plan(declaration: Declaration, policy: LocationPolicy) -> Plan:

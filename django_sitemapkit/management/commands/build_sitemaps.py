@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.build import BuildInterrupted, build
 from django_sitemapkit.build.console import Console
-from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.destinations import Destination, PublishFailed
 from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
@@ -165,7 +165,7 @@ class Command(BaseCommand):
                     else f"{type(exc).__name__}: {exc} (the traceback is in the log)"
                 )
                 failures.append(f"{each.site.name!r} ({each.site.base_url}): {reason}")
-                console.info("Failed: see the error at the end. Its files are as they were.")
+                console.info(f"Failed: see the error at the end. {left_behind(destination, exc)}")
             else:
                 done.append(each.site.name)
         if failures:
@@ -213,6 +213,15 @@ def dispatch(console: Console, via: str, site: SitemapSite, options: BuildOption
     terminal = console.stdout.isatty()
     progress = ShardProgress(console.stdout, terminal, engine.label)
     return Dispatch(engine, site, options, progress if console.verbosity >= 1 else None)
+
+
+def left_behind(destination: Destination, exc: Exception) -> str:
+    """What a site's failed build left in ``destination``, as it is."""
+    if destination.published:
+        return "Its new set was published before it failed."
+    if isinstance(exc, PublishFailed):
+        return "Its publish stopped part-way: some of its files are new."
+    return "Its files are as they were."
 
 
 def failed_sites(failures: list[str], done: int, dry_run: bool) -> str:
