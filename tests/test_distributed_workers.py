@@ -297,12 +297,15 @@ def test_a_shard_that_raises_publishes_nothing(shared: Shared) -> None:
 
 
 def test_two_coordinators_at_once(shared: Shared) -> None:
-    pause = shared.tmp_path / "paused"
+    pause, release = shared.tmp_path / "paused", shared.tmp_path / "release"
     shared.start_workers(
         "celery",
         SITEMAPKIT_TEST_PAUSE_PAGE="5",
         SITEMAPKIT_TEST_PAUSE_FILE=str(pause),
-        SITEMAPKIT_TEST_PAUSE_SECONDS="4",
+        # Held until the second coordinator has given up, however long a loaded
+        # machine takes to start it (a fixed 4 s let the first finish first).
+        SITEMAPKIT_TEST_PAUSE_SECONDS="120",
+        SITEMAPKIT_TEST_RELEASE_FILE=str(release),
     )
     first = shared.popen_build("celery")
     wait_for_pid(pause, first)
@@ -313,6 +316,7 @@ def test_two_coordinators_at_once(shared: Shared) -> None:
         other_tmp.mkdir()
         env["TMPDIR"] = str(other_tmp)
     second = shared.build("celery", **env)
+    release.touch()
     assert (second.returncode, second.stderr) == (1, f"CommandError: {BUSY}\n")
     _, stderr = first.communicate(timeout=120)
     assert first.returncode == 0, stderr

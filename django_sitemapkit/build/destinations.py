@@ -162,6 +162,8 @@ class StorageDestination(Destination):
         # S3Storage opens a connection per thread; another storage may not be safe so.
         self.parallel_reads = self.bucket is not None
         self.label = f"storage {alias!r}" + (f" under {prefix!r}" if prefix else "")
+        #: The set's names already written where they are published.
+        self.placed: set[str] = set()
         # Created by lock(), so a dry run leaves nothing behind.
         root = Path(tempfile.gettempdir()) / f"{NAME_PREFIX}{secrets.token_hex(8)}"
         self.staging = Staging(str(root))
@@ -259,7 +261,8 @@ class StorageDestination(Destination):
     def publish(self, written: list[str], manifest: bytes, removed: list[str]) -> None:
         unlinked, uploads = publish_waves(written)
         try:
-            self.delete_all(unlinked)
+            # A name a worker wrote in place (distributed/staging.py) is new: nothing to replace.
+            self.delete_all([name for name in unlinked if name not in self.placed])
             for wave in uploads:
                 self.put(wave)
             self.upload(MANIFEST_FILENAME, manifest)

@@ -76,10 +76,9 @@ class SharedStaging(StorageDestination):
         #: Each staged name whose bytes were checked: the size and SHA-256 its worker
         #: reported, and S3's ETag of the object checked (a copy takes no other).
         self.checked: dict[str, tuple[int, str, str | None]] = {}
-        #: The names in the set the workers may write at once (no index names them),
-        #: and those of them they wrote, checked.
+        #: The names in the set the workers may write at once (no index names them);
+        #: those of them they wrote, checked, are ``placed`` (StorageDestination's).
         self.offered: set[str] = set()
-        self.placed: set[str] = set()
         #: Whether the index may be out: after that, no page it names is removed.
         self.exposed = False
 
