@@ -46,5 +46,10 @@ def test_a_proxy_that_stalls_its_tunnel_ends_at_the_deadline(
         monkeypatch.setenv("no_proxy", "")
         answer = post("https://indexnow.example/indexnow", PAYLOAD, 1.0, LIMIT)
         assert answer == Answer(None, f"no whole answer within {LIMIT}")
-    assert proxy.requests[0].startswith(b"CONNECT indexnow.example:443 HTTP/1.1\r\n")
+    # http.client asks for the tunnel in HTTP/1.1 since Python 3.12, in 1.0 before.
+    request_line = proxy.requests[0].split(b"\r\n", 1)[0]
+    assert request_line in (
+        b"CONNECT indexnow.example:443 HTTP/1.0",
+        b"CONNECT indexnow.example:443 HTTP/1.1",
+    )
     assert proxy.ends == ["client"]
