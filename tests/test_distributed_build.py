@@ -26,6 +26,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
 from django.urls import set_urlconf
 from factories import bulk_articles
+from s3_objects import requests_of
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
@@ -481,3 +482,43 @@ def test_new_files_written_in_place_go_with_a_build_that_fails(
     Article.objects.filter(pk=rows[24].pk).update(updated_at=UPDATED + dt.timedelta(days=1))
     via_tasks()
     assert bucket_names(bucket) == published
+
+
+@pytest.mark.slow
+def test_a_first_build_into_s3_writes_each_page_once_and_reads_none_back(
+    sources: Sources, bucket: Any, s3_server: Any, tmp_path: Path
+) -> None:
+    # No index names a new page yet: its worker writes it under its name at
+    # once, never over an object; the coordinator checks it from the SHA-256
+    # S3 keeps for it, without reading it; nothing is copied.
+    sources(TenPerPage, PagesSource)
+    bulk_articles(25, updated_at=UPDATED)
+    with requests_of(bucket) as sent:
+        via_tasks()
+    pages = [
+        f"sitemap-{name}.xml{suffix}"
+        for name in ("articles-1", "articles-2", "articles-3", "pages-1")
+        for suffix in ("", ".gz")
+    ]
+    puts = {request.key: request.headers for request in sent if request.method == "PUT"}
+    assert {
+        key: (puts[key]["If-None-Match"], "x-amz-checksum-sha256" in puts[key]) for key in pages
+    } == dict.fromkeys(pages, ("*", True))
+    assert [
+        request.key for request in sent if request.method == "GET" and request.key in pages
+    ] == []
+    assert [request for request in sent if "x-amz-copy-source" in request.headers] == []
+    assert sorted(key for key, _ in heads_of(sent) if key in pages) == sorted(pages)
+    with override_settings(SITEMAPKIT_STORAGE=None):
+        call_command("build_sitemaps", output=str(tmp_path / "local"), verbosity=0)
+    published = {key: s3_object(bucket, key) for key in bucket_names(bucket)}
+    assert without_times(published) == snapshot(tmp_path / "local", built=False)
+
+
+def heads_of(sent: list[Any]) -> list[tuple[str, dict[str, str]]]:
+    return [(request.key, request.headers) for request in sent if request.method == "HEAD"]
+
+
+def s3_object(storage: Any, key: str) -> bytes:
+    content: bytes = storage.bucket.Object(key).get()["Body"].read()
+    return content

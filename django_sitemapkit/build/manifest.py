@@ -27,7 +27,7 @@ from django_sitemapkit.sources.ranges import Key, RangeStats
 #: 2: each file's record has the SHA-256 of its gzip sibling too.
 FORMAT = 2
 #: The largest manifest a build reads: a set at the index's ceiling of 50,000 files
-#: is about 20 MB of it (370 bytes a shard, measured), with room for long keys.
+#: is about 23 MB of it (450 bytes a shard), with room for long keys.
 MOST_BYTES = 64 * 2**20
 # A key or a lastmod is any value a database column gives: JSON has no dates,
 # decimals or UUIDs, so those are written as {"type": "text"} and read back.

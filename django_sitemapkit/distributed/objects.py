@@ -79,8 +79,14 @@ def upload(
         condition = {"IfNoneMatch": "*"} if only_new else {}
         checksum = base64.b64encode(bytes.fromhex(sha256)).decode()
         try:
+            # The algorithm named too: a server that records only a checksum it
+            # was told the algorithm of (moto) keeps it then.
             found.bucket.Object(key).put(
-                Body=content, ChecksumSHA256=checksum, **found.parameters(key, content), **condition
+                Body=content,
+                ChecksumAlgorithm="SHA256",
+                ChecksumSHA256=checksum,
+                **found.parameters(key, content),
+                **condition,
             )
         except Exception as exc:
             if only_new and status(exc) == PRECONDITION_FAILED:
