@@ -68,3 +68,21 @@ def test_every_module_is_named_once_and_nothing_else() -> None:
 
 def test_the_top_level_holds_at_most_fifteen_modules() -> None:
     assert len(list(PACKAGE.glob("*.py"))) <= 15
+
+
+def long_modules(paths: list[Path]) -> list[tuple[str, int]]:
+    return [(path.name, n) for path in paths if (n := len(path.read_text().splitlines())) > 300]
+
+
+def test_no_module_of_the_package_is_over_300_lines() -> None:
+    # CONTRIBUTING.md: each module one job, under 300 lines.
+    assert long_modules(sorted(PACKAGE.rglob("*.py"))) == []
+
+
+def test_no_helper_of_the_tests_or_the_benchmark_is_over_300_lines() -> None:
+    # The rule holds for the helpers too; a test module (test_*.py) is a list of
+    # cases and may be longer.
+    root = CONTRIBUTING.parent
+    helpers = [p for p in (root / "tests").glob("*.py") if not p.name.startswith("test_")]
+    example = sorted((root / "example_project").rglob("*.py"))
+    assert long_modules(sorted(helpers) + example) == []

@@ -256,9 +256,7 @@ def static_plan(declaration: Declaration, policy: LocationPolicy) -> Plan:
     def read_field(path: str) -> Callable[[Any], Any]:
         return field_reader(path, RowFormat.STATIC, None)
 
-    def locator() -> Callable[[Any], str]:
-        return hook_locator(source, policy)
-
+    locator = partial(hook_locator, source, policy)
     maker = EntryMaker(
         locate=locator(),
         lastmod=value_of(declaration, "lastmod", None, read_field, None),
