@@ -55,6 +55,7 @@ from pytest_django.live_server_helper import LiveServer
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.slow,
+    pytest.mark.processes,
     pytest.mark.timeout(900),
 ]
 

@@ -38,10 +38,11 @@ from django_sitemapkit.names import MANIFEST_FILENAME
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.timeout(240),
-    # A minute or two of real processes: tox runs the slow tests in the oldest and
-    # the newest pair only (py310-django52 with the Tasks backport, py313-django61
-    # with django.tasks), on SQLite and on PostgreSQL.
+    # A minute or two of real processes sharing one database: tox runs them in
+    # the newest pair only (py313-django61, with django.tasks), on SQLite and on
+    # PostgreSQL (pyproject.toml, the "processes" marker).
     pytest.mark.slow,
+    pytest.mark.processes,
     pytest.mark.skipif(
         os.environ.get("SITEMAPKIT_TEST_WORKERS") == "0",
         reason="SITEMAPKIT_TEST_WORKERS=0: the real-worker tests are left out",
