@@ -25,6 +25,26 @@ settings.register_profile("thorough", max_examples=2_000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+#: pytest-django's fixtures that give a test the database.
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The "database" marker (pyproject.toml), on every test that uses the
+    # database: CI's PostgreSQL pass runs these only, the others doing the same
+    # on any database (pytest-django blocks the database to them).
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if item.get_closest_marker("django_db") or fixtures & DATABASE_FIXTURES:
+            item.add_marker(pytest.mark.database)
+
+
 def pytest_report_header() -> str:
     # tox runs the suite against the built wheel: show which copy is imported.
     return f"django_sitemapkit: {django_sitemapkit.__file__}"

@@ -179,3 +179,11 @@ class S3Server:
                 "querystring_auth": False,
             },
         }
+
+
+def empty_bucket(client: Any, bucket: str) -> None:
+    """Deletes every object of ``bucket`` (with boto3's ``client``)."""
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+        keys = [{"Key": stored["Key"]} for stored in page.get("Contents", [])]
+        if keys:
+            client.delete_objects(Bucket=bucket, Delete={"Objects": keys})

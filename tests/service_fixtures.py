@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from relay import Relay
-from s3_endpoint import S3Server, https_answers, moto_command, write_certificate
+from s3_endpoint import S3Server, empty_bucket, https_answers, moto_command, write_certificate
 from services import redis_answers, redis_command, require_modules, require_program, start
 
 S3_PACKAGES = "the 'distributed' dependency group of pyproject.toml (moto[server], boto3, "
@@ -72,8 +72,5 @@ def s3_bucket(s3_server: S3Server) -> Iterator[dict[str, Any]]:
         yield s3_server.storage(name)
     finally:
         s3_server.start()
-        for page in client.get_paginator("list_objects_v2").paginate(Bucket=name):
-            keys = [{"Key": stored["Key"]} for stored in page.get("Contents", [])]
-            if keys:
-                client.delete_objects(Bucket=name, Delete={"Objects": keys})
+        empty_bucket(client, name)
         client.delete_bucket(Bucket=name)

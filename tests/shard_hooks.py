@@ -1,18 +1,25 @@
 """Test-only hooks in the workers of the distributed tests, connected to the
 engines' own "task started" signals (Celery's ``task_prerun``, the Tasks
-framework's ``task_started``), and set through the environment:
+framework's ``task_started``).
 
-- ``SITEMAPKIT_TEST_PAUSE_PAGE``: the first page of the shard to hold up;
-- ``SITEMAPKIT_TEST_PAUSE_FILE``: created by the one worker that holds it up
-  (with ``O_EXCL``, so a shard sent again runs through), holding its pid; the
-  job it holds is written first beside it, as JSON, in ``<file>.json``, and the
-  id the engine gave the task in ``<file>.task``;
-- ``SITEMAPKIT_TEST_PAUSE_SECONDS``: for how long;
-- ``SITEMAPKIT_TEST_RELEASE_FILE``: if set, the shard goes on as soon as this
-  file exists (and after the seconds above at the latest).
+The workers of a test module outlive its tests (tests/worker_pool.py), so what
+a test asks of them is read at the start of each task from a JSON file,
+``SITEMAPKIT_TEST_HOOKS`` (missing: nothing asked), which each test rewrites:
 
-A test waits for the file, then kills the pid, stops the storage or starts
-another coordinator, at a moment it knows a shard is being rendered.
+- ``strict``: the worker renders in strict mode (``SITEMAPKIT_STRICT``);
+- ``pause_page``: the first page of the shard to hold up;
+- ``pause_file``: created by the one worker that holds it up (with
+  ``O_EXCL``, so a shard sent again runs through), holding its pid; the job
+  it holds is written first beside it, as JSON, in ``<file>.json``, and the id
+  the engine gave the task in ``<file>.task``;
+- ``pause_seconds``: for how long at most (60 if not given);
+- ``release_file``: the shard goes on as soon as this file exists.
+
+A held shard goes on too as soon as the file names another ``pause_file``
+(the next test's, or none), so a test that failed holding one never holds up
+the next. A test waits for the pause file, then kills the pid, stops the
+storage or starts another coordinator, at a moment it knows a shard is being
+rendered.
 """
 
 from __future__ import annotations
@@ -23,12 +30,32 @@ import time
 from typing import Any
 
 
-def pause_if_asked(payload: Any, task: str) -> None:
-    page = os.environ.get("SITEMAPKIT_TEST_PAUSE_PAGE")
-    path = os.environ.get("SITEMAPKIT_TEST_PAUSE_FILE")
-    if not page or not path or not isinstance(payload, dict):
+def asked() -> dict[str, Any]:
+    path = os.environ.get("SITEMAPKIT_TEST_HOOKS")
+    if not path:
+        return {}
+    try:
+        with open(path) as control:
+            found = json.load(control)
+    except (OSError, ValueError):  # not written yet, or being written
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def started(payload: Any, task: str) -> None:
+    from django.conf import settings
+
+    now = asked()
+    # conf reads the setting live: the shard about to run renders as asked.
+    settings.SITEMAPKIT_STRICT = bool(now.get("strict"))
+    pause_if_asked(now, payload, task)
+
+
+def pause_if_asked(now: dict[str, Any], payload: Any, task: str) -> None:
+    page, path = now.get("pause_page"), now.get("pause_file")
+    if page is None or not path or not isinstance(payload, dict):
         return
-    if payload.get("section") != "articles" or str(payload.get("page")) != page:
+    if payload.get("section") != "articles" or str(payload.get("page")) != str(page):
         return
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -40,9 +67,11 @@ def pause_if_asked(payload: Any, task: str) -> None:
         named.write(task)
     with os.fdopen(descriptor, "w") as marker:
         marker.write(str(os.getpid()))
-    deadline = time.monotonic() + float(os.environ.get("SITEMAPKIT_TEST_PAUSE_SECONDS", "60"))
-    release = os.environ.get("SITEMAPKIT_TEST_RELEASE_FILE")
+    deadline = time.monotonic() + float(now.get("pause_seconds", 60))
+    release = now.get("release_file")
     while time.monotonic() < deadline and not (release and os.path.exists(release)):
+        if asked().get("pause_file") != path:
+            return
         time.sleep(0.05)
 
 
@@ -51,7 +80,7 @@ def connect() -> None:
 
     def celery_started(args: Any = None, task_id: str = "", **kwargs: Any) -> None:
         if args:
-            pause_if_asked(args[0], task_id)
+            started(args[0], task_id)
 
     task_prerun.connect(celery_started, weak=False)
     try:
@@ -61,6 +90,6 @@ def connect() -> None:
 
     def tasks_started(task_result: Any = None, **kwargs: Any) -> None:
         if task_result is not None and task_result.args:
-            pause_if_asked(task_result.args[0], task_result.id)
+            started(task_result.args[0], task_result.id)
 
     task_started.connect(tasks_started, weak=False)

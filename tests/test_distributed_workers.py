@@ -1,6 +1,7 @@
 """Distributed builds with real workers, a real broker and a real S3 server, all on
 127.0.0.1: Redis and two Celery worker processes, two ``db_worker`` processes
-of django-tasks-db, and moto's S3 server (tests/service_fixtures.py).
+of django-tasks-db, and moto's S3 server (tests/service_fixtures.py). The Celery
+workers serve every test of the module (tests/worker_pool.py).
 
 The coordinator is ``manage.py build_sitemaps --via ...`` in a process of its
 own, as a cron job runs it; every process reads tests/settings_distributed.py
@@ -19,17 +20,19 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from built_sets import snapshot, without_times
 from celery import Celery
 from django.db import connection
 from django.test import Client, override_settings
 from processes import TESTS, manage
+from s3_endpoint import empty_bucket
+from worker_pool import ROWS, Pool, Shared, pool_env, stop
 
 from django_sitemapkit.distributed.celery_engine import TASK_NAME
 from django_sitemapkit.exceptions import BuildError
@@ -49,7 +52,6 @@ pytestmark = [
     ),
 ]
 
-ROWS = 600  # 12 shards of 50 rows (tests/settings_distributed.py), and the pages
 SECTIONS = 13
 STAGING = ".sitemapkit-staging/"
 BUSY = (
@@ -58,128 +60,43 @@ BUSY = (
 )
 
 
-class Shared:
-    """What the processes of one test share, and how to run each of them."""
-
-    def __init__(self, env: dict[str, str], bucket: str, client: Any, tmp_path: Path) -> None:
-        self.env = env
-        self.bucket = bucket
-        self.client = client
-        self.tmp_path = tmp_path
-        self.workers: list[subprocess.Popen[bytes]] = []
-
-    def manage(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return manage(*args, settings="distributed", env={**self.env, **env})
-
-    def build(self, via: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return self.manage("build_sitemaps", "--via", via, *args, **env)
-
-    def popen_build(self, via: str, **env: str) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [sys.executable, "-m", "django", "build_sitemaps", "--via", via],
-            env={**self.env, **env},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-
-    def seed(self, code: str) -> None:
-        done = self.manage("shell", "-c", code)
-        assert done.returncode == 0, done.stderr
-
-    def local(self) -> dict[str, bytes]:
-        """A local build of the same rows: its files as a web server sees them."""
-        output = self.tmp_path / f"local-{time.monotonic_ns()}"
-        done = self.manage("build_sitemaps", "--output", str(output), "--verbosity", "0")
-        assert done.returncode == 0, done.stderr
-        return snapshot(output, built=False)
-
-    def objects(self, prefix: str = "") -> dict[str, bytes]:
-        found = {}
-        pages = self.client.get_paginator("list_objects_v2")
-        for page in pages.paginate(Bucket=self.bucket, Prefix=prefix):
-            for item in page.get("Contents", []):
-                body = self.client.get_object(Bucket=self.bucket, Key=item["Key"])["Body"]
-                found[item["Key"]] = body.read()
-        return found
-
-    def published(self) -> dict[str, bytes]:
-        return without_times({k: v for k, v in self.objects().items() if "/" not in k})
-
-    def start_workers(self, kind: str, **env: str) -> None:
-        log = self.tmp_path / f"{kind}-{len(self.workers)}"
-        for number in (1, 2):
-            if kind == "celery":
-                command = [
-                    sys.executable, "-m", "celery", "-A", "celery_app", "worker",
-                    "--concurrency", "1", "--hostname", f"w{number}@%h", "--without-gossip",
-                    "--without-mingle", "--without-heartbeat", "--loglevel", "info",
-                ]  # fmt: skip
-            else:
-                command = [sys.executable, "-m", "django", "db_worker", "--interval", "0.1"]
-            with open(f"{log}-{number}.log", "wb") as output:
-                self.workers.append(
-                    subprocess.Popen(
-                        command,
-                        env={**self.env, **env},
-                        stdout=output,
-                        stderr=subprocess.STDOUT,
-                        start_new_session=True,
-                    )
-                )
-
-    def stop_workers(self) -> None:
-        for worker in self.workers:
-            if worker.poll() is None:
-                os.killpg(worker.pid, signal.SIGTERM)
-        for worker in self.workers:
-            try:
-                worker.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait()
-        self.workers = []
-
-
-@pytest.fixture
-def shared(
-    tmp_path: Path, redis_server: str, s3_bucket: dict[str, Any], s3_server: Any
-) -> Iterator[Shared]:
-    env = {
-        # Not tox's PYTHONWARNINGS=error: redis-py deprecates calls that
-        # Celery's Redis backend makes (setex), which would stop the workers
-        # and the coordinator; the suite's own code is held to it in-process.
-        **{key: value for key, value in os.environ.items() if key != "PYTHONWARNINGS"},
-        "PYTHONPATH": str(TESTS),
-        "DJANGO_SETTINGS_MODULE": "settings_distributed",
-        "SITEMAPKIT_TEST_REDIS_URL": redis_server,
-        "SITEMAPKIT_TEST_S3_STORAGE": json.dumps(s3_bucket),
-    }
-    if connection.vendor == "sqlite":
-        env["SITEMAPKIT_TEST_SQLITE_FILE"] = str(tmp_path / "db.sqlite3")
-    else:
-        # The test database, whose rows a transactional test commits.
-        env["PGDATABASE"] = connection.settings_dict["NAME"]
-    # A fresh database and queue per test: the task table, and no task left
-    # in Redis by a test before.
-    flushed = subprocess.run(
-        [sys.executable, "-c", f"import redis; redis.Redis.from_url({redis_server!r}).flushdb()"],
-        check=False,
+@pytest.fixture(scope="module")
+def pool(
+    tmp_path_factory: pytest.TempPathFactory,
+    redis_server: str,
+    s3_server: Any,
+    django_db_setup: None,
+) -> Iterator[Pool]:
+    """The module's database, bucket and Celery workers (tests/worker_pool.py)."""
+    tmp = tmp_path_factory.mktemp("workers")
+    client = s3_server.client()
+    bucket = f"sitemapkit-{uuid.uuid4().hex[:16]}"
+    client.create_bucket(Bucket=bucket)
+    # On PostgreSQL, the test database (django_db_setup named it).
+    database = None if connection.vendor == "sqlite" else connection.settings_dict["NAME"]
+    each = Pool(
+        pool_env(redis_server, s3_server.storage(bucket), tmp, database), s3_server, bucket, tmp
     )
-    assert flushed.returncode == 0
-    each = Shared(env, s3_bucket["OPTIONS"]["bucket_name"], s3_server.client(), tmp_path)
-    migrated = each.manage("migrate", "--verbosity", "0")
+    migrated = manage("migrate", "--verbosity", "0", settings="distributed", env=each.env)
     assert migrated.returncode == 0, migrated.stderr
-    each.seed(
-        "import datetime as dt; from testapp.models import Article; "
-        "Article.objects.bulk_create(Article(slug=f'article-{n}', title=f'Article {n}', "
-        "updated_at=dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)) "
-        f"for n in range({ROWS}))"
-    )
+    each.start_celery()
     try:
         yield each
     finally:
-        each.stop_workers()
+        stop(each.celery)
+        s3_server.start()
+        empty_bucket(client, bucket)
+        client.delete_bucket(Bucket=bucket)
+
+
+@pytest.fixture
+def shared(pool: Pool, redis_server: str, tmp_path: Path) -> Iterator[Shared]:
+    pool.reset(redis_server)
+    each = Shared(pool, tmp_path)
+    try:
+        yield each
+    finally:
+        stop(each.workers)
 
 
 def postgresql_only() -> None:
@@ -191,7 +108,7 @@ def postgresql_only() -> None:
 def test_the_workers_build_the_set_a_local_build_writes(shared: Shared, via: str) -> None:
     if via == "tasks":
         postgresql_only()
-    shared.start_workers(via)
+        shared.start_db_workers()
     done = shared.build(via)
     assert done.returncode == 0, done.stderr
     engine = "Celery" if via == "celery" else "Django Tasks (backend 'default')"
@@ -207,7 +124,7 @@ def test_the_workers_build_the_set_a_local_build_writes(shared: Shared, via: str
     # Both workers took shards: as Celery's logs say, and as the task table
     # records (db_worker logs each task only on some versions).
     if via == "celery":
-        logs = [path.read_text() for path in sorted(shared.tmp_path.glob("celery-*.log"))]
+        logs = shared.celery_logs()
         assert all("render_shard" in log for log in logs), logs
     else:
         workers = shared.manage(
@@ -236,9 +153,7 @@ def test_the_workers_build_the_set_a_local_build_writes(shared: Shared, via: str
 
 def test_a_worker_killed_during_a_shard_is_replaced(shared: Shared) -> None:
     pause = shared.tmp_path / "paused"
-    shared.start_workers(
-        "celery", SITEMAPKIT_TEST_PAUSE_PAGE="5", SITEMAPKIT_TEST_PAUSE_FILE=str(pause)
-    )
+    shared.ask(pause_page=5, pause_file=str(pause))
     coordinator = shared.popen_build("celery")
     pid = wait_for_pid(pause, coordinator)
     # The worker's process that renders the shard, as an OOM kill would.
@@ -253,9 +168,8 @@ def test_a_worker_killed_during_a_shard_is_replaced(shared: Shared) -> None:
 def test_a_lost_db_worker_shard_is_sent_again(shared: Shared) -> None:
     postgresql_only()
     pause = shared.tmp_path / "paused"
-    shared.start_workers(
-        "tasks", SITEMAPKIT_TEST_PAUSE_PAGE="5", SITEMAPKIT_TEST_PAUSE_FILE=str(pause)
-    )
+    shared.start_db_workers()
+    shared.ask(pause_page=5, pause_file=str(pause))
     coordinator = shared.popen_build("tasks", SITEMAPKIT_TEST_SHARD_TIMEOUT="3")
     pid = wait_for_pid(pause, coordinator)
     # A db_worker runs its task in its own process: it dies with it, and the
@@ -273,7 +187,7 @@ def test_a_lost_db_worker_shard_is_sent_again(shared: Shared) -> None:
 
 
 def test_a_shard_that_raises_publishes_nothing(shared: Shared) -> None:
-    shared.start_workers("celery", SITEMAPKIT_TEST_STRICT="1")
+    shared.ask(strict=True)
     first = shared.build("celery")
     assert first.returncode == 0, first.stderr
     before = shared.objects()
@@ -299,14 +213,13 @@ def test_a_shard_that_raises_publishes_nothing(shared: Shared) -> None:
 
 def test_two_coordinators_at_once(shared: Shared) -> None:
     pause, release = shared.tmp_path / "paused", shared.tmp_path / "release"
-    shared.start_workers(
-        "celery",
-        SITEMAPKIT_TEST_PAUSE_PAGE="5",
-        SITEMAPKIT_TEST_PAUSE_FILE=str(pause),
+    shared.ask(
+        pause_page=5,
+        pause_file=str(pause),
         # Held until the second coordinator has given up, however long a loaded
         # machine takes to start it (a fixed 4 s let the first finish first).
-        SITEMAPKIT_TEST_PAUSE_SECONDS="120",
-        SITEMAPKIT_TEST_RELEASE_FILE=str(release),
+        pause_seconds=120,
+        release_file=str(release),
     )
     first = shared.popen_build("celery")
     wait_for_pid(pause, first)
@@ -325,7 +238,6 @@ def test_two_coordinators_at_once(shared: Shared) -> None:
 
 
 def test_the_storage_stopped_during_the_publish(shared: Shared, s3_server: Any) -> None:
-    shared.start_workers("celery")
     first = shared.build("celery")
     assert first.returncode == 0, first.stderr
     before = shared.published()
@@ -404,17 +316,16 @@ EVIL = "</lastmod></sitemap><sitemap><loc>https://evil.example/x</loc><lastmod>2
 
 
 def test_forged_jobs_and_results_are_refused(shared: Shared, redis_server: str) -> None:
-    # One start of the workers for both: a job sent to the broker, and a result
+    # Both forgeries in one test: a job sent to the broker, and a result
     # written into the result backend. Each time the shard of page 5 is held
     # until the forgery is in place.
     pause, release = shared.tmp_path / "paused", shared.tmp_path / "released"
-    shared.start_workers(
-        "celery",
-        SITEMAPKIT_TEST_PAUSE_PAGE="5",
-        SITEMAPKIT_TEST_PAUSE_FILE=str(pause),
-        SITEMAPKIT_TEST_RELEASE_FILE=str(release),
+    shared.ask(
+        pause_page=5,
+        pause_file=str(pause),
+        release_file=str(release),
         # Held until released: the shard's state must stay the one forged.
-        SITEMAPKIT_TEST_PAUSE_SECONDS="200",
+        pause_seconds=200,
     )
     app = Celery(broker=redis_server, backend=redis_server)
     # The job of page 5 with the number of the first shard: it would render
