@@ -45,7 +45,13 @@ def test_an_outage_refuses_connections_and_keeps_the_objects(
         assert not s3_server.running
         assert refused(port)
         held.settimeout(5)
-        assert held.recv(1) == b""
+        # Dropped: closed (an end of stream), or reset when the relay closes
+        # it before it was accepted whole; never left open.
+        try:
+            ended = held.recv(1)
+        except ConnectionResetError:
+            ended = b""
+        assert ended == b""
         held.close()
     assert (s3_server.running, s3_server.endpoint_url) == (True, f"https://127.0.0.1:{port}")
     assert client.get_object(Bucket=bucket, Key="kept")["Body"].read() == b"before the outage"

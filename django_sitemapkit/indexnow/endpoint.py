@@ -190,9 +190,11 @@ class Exchange:
             request = urllib.request.Request(
                 self.endpoint, data=self.body, headers=HEADERS, method="POST"
             )
-            # Each socket operation is bounded as well: a thread left behind by
-            # its deadline never outlives it by much.
-            with opener.open(request, timeout=self.seconds) as response:
+            # Each socket operation is bounded as well, so a thread left behind
+            # by its deadline never outlives it by much; a second later than
+            # the deadline, which post() enforces, so the two never race and
+            # the answer names the limit that ended the request.
+            with opener.open(request, timeout=self.seconds + 1) as response:
                 self.heard = Answer(response.status, response.reason)
                 self.answer = replace(self.heard, body=start_of(response))
         except urllib.error.HTTPError as exc:
