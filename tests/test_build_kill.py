@@ -66,8 +66,15 @@ SEED = int(os.environ.get("SITEMAPKIT_KILL_SEED") or secrets.randbits(32))
 
 @pytest.fixture
 def shared_env(tmp_path: Path) -> dict[str, str]:
-    """The environment of the processes: the settings and the database they share."""
-    env = {**os.environ, "PYTHONPATH": str(TESTS), "DJANGO_SETTINGS_MODULE": "settings_kill"}
+    """The environment of the processes: the settings and the database they share.
+
+    Not coverage.py's (which measures every process a measured one starts,
+    pyproject.toml): the runner's hundred builds run the code of the build
+    that the in-process tests measure, and measuring them doubled the CPU this
+    test costs CI."""
+    unmeasured = {"COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"}
+    env = {key: value for key, value in os.environ.items() if key not in unmeasured}
+    env |= {"PYTHONPATH": str(TESTS), "DJANGO_SETTINGS_MODULE": "settings_kill"}
     if connection.vendor == "sqlite":
         env["SITEMAPKIT_TEST_SQLITE_FILE"] = str(tmp_path / "db.sqlite3")
         migrated = manage("migrate", "--verbosity", "0", settings="kill", env=env)
