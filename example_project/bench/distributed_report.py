@@ -2,12 +2,14 @@
 coordinator's overhead, memory per process and whether the two sets are the same
 bytes, as text and for the JSON (see bench/distributed_runs.py).
 
-The coordinator's overhead is what distributing adds beyond the work: the
-distributed build's wall time less its planning and less the shards' render
-time shared among the workers (the sum of their ``rendered.seconds`` ÷ workers).
-It is also given less the span during which the workers rendered (the first
-shard's start to the last one's end) instead, which leaves out the workers'
-imbalance and their uploads to the staging; the target is under 5 % of the wall.
+The coordinator's overhead is the distributed build's wall time less its
+planning and less the span during which the workers rendered (the first
+shard's start to the last one's end): the time the coordinator alone adds,
+before the first shard and after the last; the target is under 5 % of the
+wall. Distributing's whole cost is also given: the wall less the planning and
+less the shards' render time shared among the workers (the sum of their
+``rendered.seconds`` ÷ workers), which adds the workers' imbalance and their
+work besides rendering (each shard's stats query and upload).
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
         "overhead_definition": "wall - planning - sum(shard rendered.seconds) / workers",
         "overhead_span_definition": "wall - planning - (last shard finished - first started)",
         "target_share": TARGET,
-        "target_met": medians["overhead_share"] < TARGET,
+        "target_met": medians["overhead_span_share"] < TARGET,
         "identical_in_every_pair": all(
             run["same_bytes"]["identical"] and run["same_bytes"]["manifest_identical_but_when"]
             for run in runs
@@ -155,11 +157,11 @@ def report_lines(results: dict[str, dict[str, Any]], rows: int) -> list[str]:
         f"  {m['publish']:9.2f}  {m['shard_sum']:10.2f}  {m['busy_sum']:8.2f}  {m['span']:6.2f}"
         f"  {mib(m['coordinator_peak_rss']):>12}",
         f"  Local wall / distributed wall: {m['ratio']:.2f} (median of the pairs' ratios).",
-        f"  Coordinator overhead, wall - planning - Σ shard render s / {workers} workers: "
-        f"{share(m['overhead'], m['wall'])}; target < {TARGET:.0%}: "
+        f"  Coordinator overhead, wall - planning - span of the workers' rendering: "
+        f"{share(m['overhead_span'], m['wall'])}; target < {TARGET:.0%}: "
         f"{'met' if found['target_met'] else 'MISSED'}.",
-        f"  Overhead, wall - planning - span of the workers' rendering: "
-        f"{share(m['overhead_span'], m['wall'])}; with Σ busy s (render, stats, upload) / "
+        f"  Distributing's whole cost, wall - planning - Σ shard render s / {workers} workers: "
+        f"{share(m['overhead'], m['wall'])}; with Σ busy s (render, stats, upload) / "
         f"{workers} instead of Σ render s: {share(m['overhead_busy'], m['wall'])}.",
         f"  The overhead, split: the workers' work besides rendering (each shard's stats and "
         f"upload to the staging), (Σ busy - Σ render) / {workers}: {m['worker_extras']:.2f} s; "
