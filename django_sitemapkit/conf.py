@@ -85,8 +85,10 @@ class Settings:
     )
     X_ROBOTS_TAG: Setting[str | None] = Setting(
         "str | None",
-        None,
-        "When set, sent as the `X-Robots-Tag` header of every sitemap response.",
+        # A sitemap is for crawlers to read, not a page to list in results
+        # (django.contrib.sitemaps sends it too, since Django ticket #18351).
+        "noindex",
+        "Sent as the `X-Robots-Tag` header of every sitemap document; `None` sends none.",
     )
     MAX_BYTES: Setting[int] = Setting(
         "int",

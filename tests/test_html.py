@@ -229,7 +229,6 @@ def test_with_no_source_registered_the_404_says_so(client: Client, sources: Sour
         ), path
 
 
-@override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex")
 def test_head_conditional_get_and_other_methods(client: Client, sources: Sources) -> None:
     sources(SmallPages)
     ArticleFactory.create()

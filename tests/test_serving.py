@@ -112,6 +112,7 @@ def test_xml_is_the_built_file_and_no_query_is_made(client: Client, files: Path,
     assert body == xml
     assert dict(response.headers) == {
         "Content-Type": XML,
+        "X-Robots-Tag": "noindex",
         "Content-Length": str(len(xml)),
         "ETag": file_etag(xml),
         "Last-Modified": LAST_MODIFIED,
@@ -147,6 +148,7 @@ def test_gzip_sibling_goes_to_clients_that_accept_it(
     assert dict(response.headers) == {
         "Content-Type": XML,
         "Content-Encoding": "gzip",
+        "X-Robots-Tag": "noindex",
         "Content-Length": str(len(compressed)),
         "ETag": file_etag(compressed, "-gzip"),
         "Last-Modified": LAST_MODIFIED,
@@ -178,6 +180,7 @@ def test_plain_file_goes_to_clients_that_do_not(
     assert body == xml
     assert dict(response.headers) == {
         "Content-Type": XML,
+        "X-Robots-Tag": "noindex",
         "Content-Length": str(len(xml)),
         "ETag": file_etag(xml),
         "Last-Modified": LAST_MODIFIED,
@@ -228,6 +231,7 @@ def test_without_a_sibling_the_file_is_sent_plain_and_without_vary(
     assert body == xml
     assert dict(response.headers) == {
         "Content-Type": XML,
+        "X-Robots-Tag": "noindex",
         "Content-Length": str(len(xml)),
         "ETag": file_etag(xml),
         "Last-Modified": LAST_MODIFIED,
@@ -250,6 +254,7 @@ def test_xml_gz_is_the_built_gz_file(
     # The file itself: no Content-Encoding, and one variant only, so no Vary.
     assert dict(response.headers) == {
         "Content-Type": "application/gzip",
+        "X-Robots-Tag": "noindex",
         "Content-Length": str(len(compressed)),
         "ETag": file_etag(compressed),
         "Last-Modified": LAST_MODIFIED,
@@ -424,9 +429,10 @@ def test_unsafe_methods_are_405(client: Client, files: Path, method: str) -> Non
 
 
 def test_robots_header(client: Client, files: Path) -> None:
-    with override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex"):
-        for path in ["/sitemap.xml", "/sitemap.xml.gz"]:
-            assert get(client, path)[0]["X-Robots-Tag"] == "noindex"
+    for path in ["/sitemap.xml", "/sitemap.xml.gz", "/sitemap-articles-1.xml"]:
+        assert get(client, path)[0]["X-Robots-Tag"] == "noindex"
+    with override_settings(SITEMAPKIT_X_ROBOTS_TAG=None):
+        assert "X-Robots-Tag" not in get(client, "/sitemap.xml")[0]
 
 
 def test_files_mode_needs_a_place_to_read(client: Client) -> None:
@@ -562,6 +568,7 @@ def test_in_memory_storage(client: Client) -> None:
         ]
         assert dict(response.headers) == {
             "Content-Type": XML,
+            "X-Robots-Tag": "noindex",
             "Content-Length": str(len(xml)),
             "ETag": storage_etag("sitemap-articles-1.xml", xml),
             "Last-Modified": storage_last_modified("sitemap-articles-1.xml"),
@@ -572,6 +579,7 @@ def test_in_memory_storage(client: Client) -> None:
         assert dict(response.headers) == {
             "Content-Type": XML,
             "Content-Encoding": "gzip",
+            "X-Robots-Tag": "noindex",
             "Content-Length": str(len(compressed)),
             "ETag": storage_etag("sitemap-articles-1.xml.gz", compressed, "-gzip"),
             "Last-Modified": storage_last_modified("sitemap-articles-1.xml.gz"),
@@ -595,6 +603,7 @@ def test_file_system_storage(client: Client, built: Path) -> None:
         # Served as a directory is: validators from the file itself.
         assert dict(response.headers) == {
             "Content-Type": XML,
+            "X-Robots-Tag": "noindex",
             "Content-Length": str(len(xml)),
             "ETag": file_etag(xml),
             "Last-Modified": LAST_MODIFIED,
@@ -618,4 +627,8 @@ def test_storage_that_cannot_tell_the_time_sends_no_validators(client: Client) -
         response, body = get(client, "/sitemap.xml")
         assert body == b"<?xml plain?>"
         # Size alone is no validator: no ETag, and no Last-Modified.
-        assert dict(response.headers) == {"Content-Type": XML, "Content-Length": "13"}
+        assert dict(response.headers) == {
+            "Content-Type": XML,
+            "Content-Length": "13",
+            "X-Robots-Tag": "noindex",
+        }

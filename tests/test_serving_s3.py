@@ -71,6 +71,7 @@ def test_a_page_with_its_validators(client: Client, served: Served) -> None:
     assert (response.status_code, body) == (200, xml)
     headers = {
         "Content-Type": XML,
+        "X-Robots-Tag": "noindex",
         "Content-Length": str(len(xml)),
         "ETag": served.etag(PAGE),
         "Last-Modified": served.last_modified(PAGE),
@@ -94,6 +95,7 @@ def test_the_gzip_sibling(client: Client, served: Served) -> None:
     assert body == compressed
     assert dict(response.headers) == {
         "Content-Type": XML,
+        "X-Robots-Tag": "noindex",
         "Content-Encoding": "gzip",
         "Content-Length": str(len(compressed)),
         "ETag": served.etag(f"{PAGE}.gz", "-gzip"),
@@ -107,6 +109,7 @@ def test_the_gzip_sibling(client: Client, served: Served) -> None:
     assert body == compressed
     assert dict(response.headers) == {
         "Content-Type": "application/gzip",
+        "X-Robots-Tag": "noindex",
         "Content-Length": str(len(compressed)),
         "ETag": served.etag(f"{PAGE}.gz"),
         "Last-Modified": served.last_modified(f"{PAGE}.gz"),

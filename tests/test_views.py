@@ -353,11 +353,14 @@ def test_conditional_get(client: Client) -> None:
     assert client.get("/sitemap.xml", headers={"if-none-match": index_etag}).status_code == 304
 
 
-def test_no_robots_header_unless_asked(client: Client) -> None:
+def test_the_documents_say_noindex_unless_told_otherwise(client: Client) -> None:
     ArticleFactory.create(slug="a")
-    assert "X-Robots-Tag" not in fetch(client, "/sitemap-articles-1.xml")[2]
-    with override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex"):
-        assert fetch(client, "/sitemap-articles-1.xml")[2]["X-Robots-Tag"] == "noindex"
+    assert fetch(client, "/sitemap-articles-1.xml")[2]["X-Robots-Tag"] == "noindex"
+    assert fetch(client, "/sitemap.xml")[2]["X-Robots-Tag"] == "noindex"
+    with override_settings(SITEMAPKIT_X_ROBOTS_TAG=None):
+        assert "X-Robots-Tag" not in fetch(client, "/sitemap-articles-1.xml")[2]
+    with override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex, noarchive"):
+        assert fetch(client, "/sitemap.xml")[2]["X-Robots-Tag"] == "noindex, noarchive"
 
 
 def test_page_reads_only_the_columns_it_needs(client: Client) -> None:

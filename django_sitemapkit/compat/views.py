@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -209,7 +210,8 @@ def representation(content_type: str) -> Representation:
 
 
 def with_robots_tag(response: HttpResponseBase) -> HttpResponseBase:
-    """contrib's ``X-Robots-Tag`` unless ``SITEMAPKIT_X_ROBOTS_TAG`` set another."""
-    if "X-Robots-Tag" not in response:
+    """contrib's ``X-Robots-Tag`` unless the project set ``SITEMAPKIT_X_ROBOTS_TAG``
+    to another: the drop-in answers as contrib does, whatever this app's default."""
+    if getattr(settings, "SITEMAPKIT_X_ROBOTS_TAG", None) is None:
         response["X-Robots-Tag"] = CONTRIB_ROBOTS_TAG
     return response
