@@ -11,7 +11,7 @@ from contrib_side_by_side import SITE, at, serve_side_by_side, tricky_articles
 from django.contrib.sitemaps import GenericSitemap, Sitemap
 from django.db import connection
 from django.http import Http404
-from django.test import Client, RequestFactory
+from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils.http import http_date
 from factories import ArticleFactory
@@ -155,6 +155,17 @@ def test_index_lists_contribs_pages(client: Client, articles: list[Article]) -> 
     ]
     assert "Last-Modified" not in headers  # the static section has no lastmod
     assert headers["X-Robots-Tag"] == "noindex, noodp, noarchive"
+
+
+def test_the_robots_header_is_contribs_unless_the_project_sets_one(
+    client: Client, articles: list[Article]
+) -> None:
+    # Whatever this app's own default: the drop-in answers as contrib does.
+    contrib = fetch(client, "/contrib/sitemap.xml")[2]["X-Robots-Tag"]
+    assert fetch(client, "/compat/sitemap.xml")[2]["X-Robots-Tag"] == contrib
+    assert fetch(client, "/compat/sitemap-articles.xml")[2]["X-Robots-Tag"] == contrib
+    with override_settings(SITEMAPKIT_X_ROBOTS_TAG="noindex, nofollow"):
+        assert fetch(client, "/compat/sitemap.xml")[2]["X-Robots-Tag"] == "noindex, nofollow"
 
 
 @pytest.mark.parametrize(
