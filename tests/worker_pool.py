@@ -103,7 +103,10 @@ class Pool:
         deadline = time.monotonic() + 60
         while True:
             answers = [inspect.active(), inspect.reserved()]
-            if all(a is not None and len(a) == 2 and not any(a.values()) for a in answers):
+            if all(
+                a is not None and len(a) == len(self.celery) and not any(a.values())
+                for a in answers
+            ):
                 break
             assert time.monotonic() < deadline, f"workers still busy or silent: {answers}"
             time.sleep(0.2)
