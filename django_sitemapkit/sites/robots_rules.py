@@ -139,6 +139,37 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class Group:
+    """A group's rules made ready for many paths. Every rule matches only a path that
+    starts with its first part; those without ``*`` or ``$`` (most) are only that, and
+    one ``startswith()`` of all their prefixes rules them out at once."""
+
+    plain: tuple[Rule, ...]
+    prefixes: tuple[str, ...]
+    others: tuple[Rule, ...]
+
+    @classmethod
+    def of(cls, rules: tuple[Rule, ...]) -> Group:
+        plain = tuple(rule for rule in rules if len(rule.parts) == 1 and not rule.anchored)
+        others = tuple(rule for rule in rules if rule not in plain)
+        return cls(plain, tuple(rule.parts[0] for rule in plain), others)
+
+    def deciding(self, path: str) -> Rule | None:
+        """The rule that decides for ``path`` (normalised): the first that matches in
+        the order of ``precedence()``, from either list."""
+        found = None
+        if path.startswith(self.prefixes):
+            found = next(rule for rule in self.plain if path.startswith(rule.parts[0]))
+        for rule in self.others:
+            if found is not None and precedence(rule) > precedence(found):
+                break
+            # The first part's test inline: most rules fail it, without a call.
+            if path.startswith(rule.parts[0]) and rule.matches(path):
+                return rule
+        return found
+
+
+@dataclass(frozen=True)
 class RobotsTxt:
     """The groups of a robots.txt, by product token in lower case (``"*"`` for the
     group every crawler without one of its own obeys), each with its rules from the
@@ -146,6 +177,10 @@ class RobotsTxt:
 
     groups: dict[str, tuple[Rule, ...]]
     sitemaps: tuple[str, ...] = ()
+    #: The groups each tuple of crawlers obeys, made ready when first asked.
+    _obeyed: dict[tuple[str, ...], list[tuple[str, Group]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def rules_for(self, agent: str) -> tuple[Rule, ...]:
         """The one group ``agent`` obeys (RFC 9309 section 2.2.1): its own, found without
@@ -158,19 +193,46 @@ class RobotsTxt:
     def decide(self, url: str, agent: str) -> Decision:
         """Whether ``agent`` (a product token such as ``"Googlebot"``) may fetch ``url``,
         a path with its query or an absolute URL, and the rule that decided."""
-        path = path_of(url)
-        if path.partition("?")[0] == ROBOTS_PATH:
-            return Decision(True, agent)
-        path = normalised(path)
-        for rule in self.rules_for(agent):
-            # Sorted most specific first, Allow first among equals (RFC 9309
-            # section 2.2.2: "allow" SHOULD win a tie), so the first match decides.
-            if rule.matches(path):
-                return Decision(rule.allow, agent, rule)
-        return Decision(True, agent)
+        path = compared_path(url)
+        ((_, group),) = self.obeyed((agent,))
+        rule = None if path is None else group.deciding(path)
+        return Decision(True, agent) if rule is None else Decision(rule.allow, agent, rule)
 
     def allowed(self, url: str, agent: str) -> bool:
         return self.decide(url, agent).allowed
+
+    def refusal(self, url: str, agents: tuple[str, ...]) -> Decision | None:
+        """The decision of the first of ``agents`` that may not fetch ``url``; ``None``
+        if every one may."""
+        path = compared_path(url)
+        if path is None:
+            return None
+        for agent, group in self.obeyed(agents):
+            rule = group.deciding(path)
+            if rule is not None and not rule.allow:
+                return Decision(False, agent, rule)
+        return None
+
+    def obeyed(self, agents: tuple[str, ...]) -> list[tuple[str, Group]]:
+        """Each group one of ``agents`` obeys, once, with the first agent obeying it."""
+        found = self._obeyed.get(agents)
+        if found is None:
+            groups: dict[int, tuple[str, Group]] = {}
+            for agent in agents:
+                rules = self.rules_for(agent)
+                groups.setdefault(id(rules), (agent, Group.of(rules)))
+            found = self._obeyed[agents] = list(groups.values())
+        return found
+
+
+def compared_path(url: str) -> str | None:
+    """The path and query of ``url`` as rules are matched against it; ``None`` for
+    ``/robots.txt``, which every crawler may fetch."""
+    if url[:1] != "/" or url[:2] == "//" or "#" in url:
+        url = path_of(url)
+    if url.startswith(ROBOTS_PATH) and url[len(ROBOTS_PATH) : len(ROBOTS_PATH) + 1] in ("", "?"):
+        return None
+    return normalised(url)
 
 
 def parse_robots_txt(content: bytes | str) -> RobotsTxt:

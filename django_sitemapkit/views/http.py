@@ -32,6 +32,8 @@ from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import WHERE_SOURCES_ARE
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.framework import UnusableSite
+from django_sitemapkit.sites.robots_txt import RobotsUnavailable
+from django_sitemapkit.sources.disallowed import exclusion_fingerprint
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.values import http_timestamp, newest_lastmod
 from django_sitemapkit.views import serving
@@ -97,8 +99,9 @@ def answered(
     request: HttpRequest, document: str, respond: Callable[[], HttpResponseBase]
 ) -> HttpResponseBase:
     """``respond()``, or a 503 if the database or the storage of the built files failed
-    before the first byte, or the current Site cannot give the base URL; then made
-    fit for the server (see ``for_server``). The one place any becomes a 503."""
+    before the first byte, the current Site cannot give the base URL, or the robots.txt
+    ``SITEMAPKIT_ROBOTS = "exclude"`` needs cannot be read; then made fit for the
+    server (see ``for_server``). The one place any becomes a 503."""
     try:
         response = respond()
     except (OperationalError, InterfaceError):
@@ -125,6 +128,17 @@ def answered(
         # noise. Mended in the admin too, so a crawler is asked to come back.
         logger.error(
             "%s cannot be written: %s It is answered with 503 and Retry-After.", document, exc
+        )
+        response = unavailable(request)
+    except RobotsUnavailable as exc:
+        # SITEMAPKIT_ROBOTS = "exclude" lists no URL it cannot judge, and leaving them
+        # all out would empty the sitemap: a crawler comes back, as it does for a
+        # robots.txt that fails (RFC 9309 section 2.3.1.4).
+        logger.error(
+            "%s cannot be written under SITEMAPKIT_ROBOTS = 'exclude': %s It is answered "
+            "with 503 and Retry-After.",
+            document,
+            exc,
         )
         response = unavailable(request)
     return for_server(request, response)
@@ -261,8 +275,10 @@ def last_modified(lastmod: LastmodValue) -> int | None:
 def weak_etag(site: SitemapSite, *parts: object) -> str:
     """A weak validator (RFC 9110 section 8.8.1): equal when the document's data is
     equal, as seen by what the database can tell cheaply, and what else shapes
-    its bytes is unchanged: the settings, the script prefix and the language
-    the URLs are reversed in (LANGUAGE_CODE, whatever the request's)."""
+    its bytes is unchanged: the settings, the script prefix, the language
+    the URLs are reversed in (LANGUAGE_CODE, whatever the request's), and the
+    robots.txt that SITEMAPKIT_ROBOTS = "exclude" leaves URLs out by."""
+    excluding = exclusion_fingerprint(site.origin)
     seed = repr(
         (
             # The origin, not the setting: a Site's new domain is a new document.
@@ -272,6 +288,7 @@ def weak_etag(site: SitemapSite, *parts: object) -> str:
             fixed_script_prefix(),
             settings.LANGUAGE_CODE,
             *parts,
+            *(() if excluding is None else (excluding,)),
         )
     ).encode()
     return f'W/"{hashlib.blake2b(seed, digest_size=12).hexdigest()}"'
