@@ -90,6 +90,22 @@ def test_a_page_whose_every_url_is_left_out_has_no_file(out: Path, sources: Sour
     assert (out / "sitemap.xml").read_bytes().count(b"<loc>") == 2
 
 
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+@override_settings(SITEMAPKIT_ROBOTS="exclude", TEST_ROBOTS_TXT=DRAFTS)
+def test_jobs_render_with_the_robots_txt_the_build_read(out: Path, sources: Sources) -> None:
+    """``--jobs`` processes are forked after the plan: they judge by the robots.txt the
+    build read."""
+    sources(SmallPages)
+    drafts_and_others()
+    build(out, jobs=2)
+    assert built_locations(out) == [
+        f"{SITE}/articles/first/",
+        f"{SITE}/articles/third/",
+        f"{SITE}/articles/fifth/",
+    ]
+
+
 @override_settings(SITEMAPKIT_ROBOTS="exclude", TEST_ROBOTS_TXT=DRAFTS)
 def test_a_new_robots_txt_renders_every_shard_again(out: Path, sources: Sources) -> None:
     sources(SmallPages)

@@ -232,11 +232,12 @@ def fetch(origin: Origin) -> Answer:
     # As WSGIHandler does per request: robots.txt is at the root of the host.
     set_script_prefix("/")
     scheme, port, path = origin.scheme, origin.port, ROBOTS_PATH
-    for hop in range(REDIRECTS + 1):
+    hops = 0
+    while True:
         url = f"{scheme}://{authority(origin.host, port, scheme)}{path}"
         response = handler.get_response(WSGIRequest(environ(origin.host, port, scheme, path)))
         try:
-            if response.status_code not in REDIRECT_STATUSES or hop == REDIRECTS:
+            if response.status_code not in REDIRECT_STATUSES or hops == REDIRECTS:
                 return Answer(url, response.status_code, body(response))
             target = urlsplit(urljoin(url, response.get("Location", "")))
             if target.hostname != origin.host or target.scheme not in ("http", "https"):
@@ -244,9 +245,9 @@ def fetch(origin: Origin) -> Answer:
             scheme = target.scheme
             port = target.port or (443 if scheme == "https" else 80)
             path = (target.path or "/") + (f"?{target.query}" if target.query else "")
+            hops += 1
         finally:
             response.close()
-    raise AssertionError("unreachable: the last hop returns")
 
 
 def authority(host: str, port: int, scheme: str) -> str:

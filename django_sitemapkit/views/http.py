@@ -33,7 +33,6 @@ from django_sitemapkit.registry import WHERE_SOURCES_ARE
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.framework import UnusableSite
 from django_sitemapkit.sites.robots_txt import RobotsUnavailable
-from django_sitemapkit.sources.disallowed import exclusion_fingerprint
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.values import http_timestamp, newest_lastmod
 from django_sitemapkit.views import serving
@@ -275,10 +274,8 @@ def last_modified(lastmod: LastmodValue) -> int | None:
 def weak_etag(site: SitemapSite, *parts: object) -> str:
     """A weak validator (RFC 9110 section 8.8.1): equal when the document's data is
     equal, as seen by what the database can tell cheaply, and what else shapes
-    its bytes is unchanged: the settings, the script prefix, the language
-    the URLs are reversed in (LANGUAGE_CODE, whatever the request's), and the
-    robots.txt that SITEMAPKIT_ROBOTS = "exclude" leaves URLs out by."""
-    excluding = exclusion_fingerprint(site.origin)
+    its bytes is unchanged: the settings, the script prefix and the language
+    the URLs are reversed in (LANGUAGE_CODE, whatever the request's)."""
     seed = repr(
         (
             # The origin, not the setting: a Site's new domain is a new document.
@@ -288,7 +285,6 @@ def weak_etag(site: SitemapSite, *parts: object) -> str:
             fixed_script_prefix(),
             settings.LANGUAGE_CODE,
             *parts,
-            *(() if excluding is None else (excluding,)),
         )
     ).encode()
     return f'W/"{hashlib.blake2b(seed, digest_size=12).hexdigest()}"'
