@@ -206,9 +206,9 @@ def understood(answer: Answer) -> SiteRobots:
         digest = hashlib.sha256(answer.body).hexdigest()
         return SiteRobots(source, parse_robots_txt(answer.body), digest, answer.status)
     # RFC 9309 section 2.3.1.3: a 4xx is "unavailable", and a crawler may fetch
-    # everything; Google takes 429 as a server error. More redirects than
-    # section 2.3.1.2 follows are taken as unavailable too, as Google does.
-    if answer.status in REDIRECT_STATUSES or (400 <= answer.status < 500 and answer.status != 429):
+    # everything; Google takes 429 as a server error. A redirect not followed
+    # (more than section 2.3.1.2's five) is taken as unavailable too, as Google does.
+    if 300 <= answer.status < 500 and answer.status != 429:
         logger.warning(
             "%s answered %s, so every URL is allowed (RFC 9309 section 2.3.1.3); if your "
             "web server serves robots.txt instead, %s.",
