@@ -149,9 +149,9 @@ def unavailable(request: HttpRequest) -> HttpResponse:
 
     Only for what can mend without a deploy: a database that is down or went
     away (lost connection, timeout, too many clients), a storage that fails
-    (its server unreachable, say), or a Site whose domain is fixed in the
-    admin. A missing table or a bad query is a bug that retrying will not
-    mend, and stays a 500.
+    (its server unreachable, say), a Site whose domain is fixed in the
+    admin, or a robots.txt that fails. A missing table or a bad query is a bug
+    that retrying will not mend, and stays a 500.
     """
     return HttpResponse(
         b"" if request.method == "HEAD" else b"The sitemap is unavailable; try again later.\n",
