@@ -25,6 +25,9 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_compat_templates, checks.Tags.urls)
         checks.register(sitemap_checks.check_indexnow)
         checks.register(sitemap_checks.check_distributed)
+        checks.register(sitemap_checks.check_robots)
+        # It asks the project for robots.txt and reads rows: only at deploy time.
+        checks.register(sitemap_checks.check_robots_txt, deploy=True)
         checks.register(sitemap_checks.check_indexnow_route, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)
         checks.register(sitemap_checks.check_site_rows, checks.Tags.database)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from django_sitemapkit.setting_rows import (
@@ -19,6 +19,7 @@ from django_sitemapkit.setting_rows import (
     Flag,
     Name,
     Path,
+    ProductTokens,
     Seconds,
     Setting,
     Text,
@@ -37,6 +38,8 @@ SMALLEST_MAX_BYTES = 1_024
 SERVE_CHOICES = ("database", "files", "files-or-database")
 #: Values of ``SITEMAPKIT_SITE_SCHEME``.
 SITE_SCHEMES = ("https", "http")
+#: Values of ``SITEMAPKIT_ROBOTS`` besides ``None``.
+ROBOTS_ACTIONS = ("warn", "exclude")
 
 
 class Settings:
@@ -90,6 +93,31 @@ class Settings:
         "noindex",
         "Sent as the `X-Robots-Tag` header of every sitemap document; `None` sends none.",
     )
+    # -- robots.txt (docs/robots.md) --
+    ROBOTS: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "What the sitemaps do with the URLs the site's own robots.txt disallows: `None` "
+        'reads no robots.txt, `"warn"` says which are listed, `"exclude"` leaves them out.',
+        Choice(ROBOTS_ACTIONS, or_none=True),
+    )
+    ROBOTS_FILE: Setting[str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]] | None] = (
+        Setting(
+            "str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]] | None",
+            None,
+            "The robots.txt file to read instead of asking the project for `/robots.txt`: "
+            "a path, or a dict of site names to paths.",
+            # and absolute, naming sites: checked by hand
+        )
+    )
+    ROBOTS_AGENTS: Setting[Sequence[str]] = Setting(
+        "Sequence[str]",
+        ("Googlebot", "Bingbot"),
+        "The crawlers robots.txt is read for: a URL that any of them may not fetch counts "
+        "as disallowed.",
+        ProductTokens(),
+    )
+    # -- end of robots.txt --
     MAX_BYTES: Setting[int] = Setting(
         "int",
         MAX_BYTES,

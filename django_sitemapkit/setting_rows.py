@@ -12,12 +12,15 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar, overload
 
 from django.conf import settings
 
 T = TypeVar("T")
+#: RFC 9309 section 2.2.1: what a crawler's product token is written with.
+PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,23 @@ class Name(Rule):
     @property
     def expected(self) -> str:
         return "a name"
+
+
+@dataclass(frozen=True)
+class ProductTokens(Rule):
+    """A list or tuple of one or more crawlers' product tokens: letters, "_" and "-"
+    (RFC 9309 section 2.2.1), such as ``"Googlebot"``."""
+
+    def fits(self, value: object) -> bool:
+        return (
+            isinstance(value, (list, tuple))
+            and bool(value)
+            and all(isinstance(token, str) and PRODUCT_TOKEN.fullmatch(token) for token in value)
+        )
+
+    @property
+    def expected(self) -> str:
+        return "a list or tuple of crawlers' product tokens (letters, '_' and '-')"
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 from hypothesis import settings
 from indexnow_endpoint import KEY, Endpoint, configured
 
@@ -86,3 +87,18 @@ def endpoint() -> Iterator[Endpoint]:
     settings that send to it."""
     with configured(KEY) as started:
         yield started
+
+
+@pytest.fixture
+def robots_project() -> Iterator[None]:
+    """The project of testapp/urls_robots.py, whose robots.txt is a view answering what
+    a test's settings say; each site's robots.txt read afresh."""
+    from testapp import urls_robots
+
+    from django_sitemapkit.sites.robots_txt import forget
+
+    forget()
+    urls_robots.asked.clear()
+    with override_settings(ROOT_URLCONF="testapp.urls_robots"):
+        yield
+    forget()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -347,3 +348,16 @@ def test_a_lastmod_that_is_no_date_is_skipped_and_logged_never_a_500(
     assert caplog.messages[0] == (
         f"Skipped pk={article.pk} of source 'titled': lastmod 'x' is not a date or datetime."
     )
+
+
+def test_robots_txt_is_not_read_by_the_drop_in(
+    client: Client, articles: list[Article], tmp_path: Path
+) -> None:
+    """SITEMAPKIT_ROBOTS = "exclude" judges the app's own documents: the drop-in lists
+    what contrib lists, and never reads robots.txt (here a file that is not there)."""
+    before = our_locs(client, "/compat/sitemap-articles.xml")
+    with override_settings(
+        SITEMAPKIT_ROBOTS="exclude", SITEMAPKIT_ROBOTS_FILE=tmp_path / "missing.txt"
+    ):
+        assert our_locs(client, "/compat/sitemap-articles.xml") == before
+        assert client.get("/compat/sitemap.xml", secure=True).status_code == 200

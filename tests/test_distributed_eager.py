@@ -110,3 +110,36 @@ def files(storage: InMemoryStorage, directory: str) -> list[str]:
     for folder in folders:
         found += files(storage, f"{directory}{folder}/")
     return found
+
+
+@pytest.mark.usefixtures("robots_project")
+@override_settings(
+    SITEMAPKIT_ROBOTS="exclude", TEST_ROBOTS_TXT="User-agent: *\nDisallow: /*-draft\n"
+)
+def test_robots_txt_is_read_by_each_worker_as_the_coordinator_read_it(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    """Each job reads robots.txt afresh, and its fingerprint must be the coordinator's:
+    the URLs it disallows are left out of the workers' files."""
+    from sitemap_xml import parse_urlset
+    from testapp import urls_robots
+
+    sources(TenPerPage)
+    rows = sorted(bulk_articles(25, updated_at=UPDATED), key=lambda row: row.pk)
+    for n in (2, 11, 24):
+        Article.objects.filter(pk=rows[n].pk).update(slug=f"a-draft-{n}")
+    call_command("build_sitemaps", via="celery", verbosity=0)
+    listed = []
+    _, names = storage.listdir("")
+    for name in sorted(name for name in names if name.startswith("sitemap-articles-")):
+        if name.endswith(".xml"):
+            with storage.open(name) as file:
+                listed += [url.loc for url in parse_urlset(file.read())]
+    slugs = Article.objects.order_by("pk").values_list("slug", flat=True)
+    allowed = [
+        f"https://www.example.com/articles/{slug}/" for slug in slugs if "-draft" not in slug
+    ]
+    assert len(allowed) == 22
+    assert listed == allowed
+    # The coordinator once, then each of the three jobs.
+    assert len(urls_robots.asked) == 4

@@ -38,6 +38,7 @@ from django_sitemapkit.indexnow.submission import Notice
 from django_sitemapkit.names import INDEX_FILENAME, SECTION_NAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.robots_txt import forget as forget_robots
 from django_sitemapkit.sources.declaration import BaseSource
 
 __all__ = [
@@ -82,6 +83,8 @@ def build(
     """
     options = replace(options, gzip_in_thread=options.gzip_in_thread or jobs > 1)
     refuse_unsafe_names(sources)
+    # Each build reads the site's robots.txt afresh, once (SITEMAPKIT_ROBOTS).
+    forget_robots()
     with destination.lock():
         try:
             render = renderer or local_renderer(site, options, jobs, progress)

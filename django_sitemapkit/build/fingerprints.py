@@ -11,6 +11,7 @@ from django_sitemapkit.build.routes import urls_fingerprint
 from django_sitemapkit.conf import conf
 from django_sitemapkit.locations.policy import sitemap_directory
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sources.disallowed import exclusion_fingerprint
 from django_sitemapkit.sources.plan import Plan
 
 
@@ -37,7 +38,10 @@ def section_fingerprint(plan: Plan) -> str:
 
 
 def settings_fingerprint(site: SitemapSite, options: BuildOptions) -> str:
-    """What every file of the set depends on, beyond each section's own."""
+    """What every file of the set depends on, beyond each section's own: under
+    ``SITEMAPKIT_ROBOTS = "exclude"``, the robots.txt too, so that a new one renders
+    every shard again (and a worker that read another refuses its job)."""
+    excluding = exclusion_fingerprint(site.origin)
     return fingerprint(
         {
             "version": package_version(),
@@ -46,5 +50,7 @@ def settings_fingerprint(site: SitemapSite, options: BuildOptions) -> str:
             "gzip": options.gzip,
             "gzip_links": options.gzip_links,
             "max_bytes": conf.MAX_BYTES,
+            # Only when set: the sets built without it keep their fingerprint.
+            **({} if excluding is None else {"robots": excluding}),
         }
     )

@@ -26,6 +26,7 @@ from django_sitemapkit.build.manifest import ManifestFile, encode_stats
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import ShardJob
 from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.build.robots import Watch
 from django_sitemapkit.conf import conf
 from django_sitemapkit.documents import fitting, open_document, written
 from django_sitemapkit.encoding.compression import gzip_stream, write_gzip_in_thread
@@ -153,12 +154,16 @@ def render_shard(
     staging: Staging,
     options: BuildOptions,
     progress: Progress | None = None,
+    site: SitemapSite | None = None,
 ) -> RenderedShard:
     """Write every file of one shard to staging, in one pass over its rows; the files
-    are staged as ``.shard-<job>-<n>.xml`` until the build names them."""
+    are staged as ``.shard-<job>-<n>.xml`` until the build names them. With the
+    ``site``, under ``SITEMAPKIT_ROBOTS = "warn"``, the URLs robots.txt disallows are
+    found on the way, and named in one warning."""
     started = time.monotonic()
     rendered = RenderedShard(job)
     tally = Tally()
+    watch = Watch.of(site)
     with one_snapshot(plan.database):
         rendered.stats = shard_stats(plan, job)
         chunks = shard_chunks(plan, job, tally)
@@ -167,6 +172,8 @@ def render_shard(
         try:
             for index, page_chunks in groupby(chunks, key=lambda p: p[0]):
                 runs = written(plan, job.page + index, (chunk for _, chunk in page_chunks), tally)
+                if watch is not None:
+                    runs = watch.watched(runs, job.page + index)
                 write_page_files(
                     plan,
                     fitting(runs, plan.section, plan.document, tally),
@@ -183,6 +190,8 @@ def render_shard(
             ) from exc
         finally:
             close_iterator(chunks)
+    if watch is not None:
+        watch.warn(plan.section)
     rendered.rows = tally.rows
     rendered.skipped = tally.skipped
     rendered.seconds = time.monotonic() - started
@@ -231,7 +240,7 @@ def render_job(
     source = registry.get(job.section, site)
     assert source is not None, job.section
     try:
-        return render_shard(compile_plan(source, site), job, staging, options)
+        return render_shard(compile_plan(source, site), job, staging, options, site=site)
     finally:
         connections.close_all()
 
@@ -251,7 +260,7 @@ def render_shards(
         for plan, job in jobs:
             done = read.get(plan.section, 0)
             report = None if progress is None else shard_progress(progress, done)
-            rendered.append(render_shard(plan, job, staging, options, report))
+            rendered.append(render_shard(plan, job, staging, options, report, site))
             read[plan.section] = done + rendered[-1].rows
         return rendered
     # Forked workers must not share the parent's database connections: close

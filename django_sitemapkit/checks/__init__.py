@@ -38,7 +38,9 @@ points below. Ids are never reused; docs/checks.md lists every one.
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
   route of the key file (W022, W023);
 - ``distributed``: the settings of distributed builds and of the database the rows
-  are read from (E048-E053).
+  are read from (E048-E053);
+- ``robots``: the ``SITEMAPKIT_ROBOTS*`` settings (E070-E073, W033), and, with
+  ``check --deploy``, each site's robots.txt against its sitemap (W030-W032).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from __future__ import annotations
 from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.distributed import check_distributed
 from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
+from django_sitemapkit.checks.robots import check_robots, check_robots_txt
 from django_sitemapkit.checks.settings import check_settings
 from django_sitemapkit.checks.sites.framework import check_sites_framework
 from django_sitemapkit.checks.sites.hosts import check_site_settings
@@ -61,6 +64,8 @@ __all__ = [
     "check_indexnow",
     "check_indexnow_route",
     "check_middleware",
+    "check_robots",
+    "check_robots_txt",
     "check_settings",
     "check_site_rows",
     "check_site_settings",

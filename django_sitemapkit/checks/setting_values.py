@@ -56,6 +56,19 @@ FINDINGS = {
         hint="Set SITEMAPKIT_STRICT = True to raise on invalid entries, or False to skip "
         "and log them.",
     ),
+    # -- robots.txt --
+    "ROBOTS": Finding(
+        id="sitemapkit.E070",
+        hint="Set SITEMAPKIT_ROBOTS = 'warn' to be told which listed URLs robots.txt "
+        "disallows, 'exclude' to leave them out, or None (the default) to read no robots.txt.",
+        expected="None, 'warn' or 'exclude'",
+    ),
+    "ROBOTS_AGENTS": Finding(
+        id="sitemapkit.E071",
+        hint="Set it to the product tokens of robots.txt's User-agent lines, without a "
+        "version, such as ('Googlebot', 'Bingbot') (the default).",
+    ),
+    # -- end of robots.txt --
     "MAX_BYTES": Finding(
         id="sitemapkit.E018",
         hint=f"Set SITEMAPKIT_MAX_BYTES to a number of bytes from {SMALLEST_MAX_BYTES} to "

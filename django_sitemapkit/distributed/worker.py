@@ -34,6 +34,7 @@ from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.places import files_place
+from django_sitemapkit.sites.robots_txt import forget as forget_robots
 from django_sitemapkit.sources.plan import Plan, compile_plan
 
 #: What each fingerprint of a job covers, and what to deploy when one differs.
@@ -55,13 +56,16 @@ def run_shard(payload: dict[str, Any]) -> dict[str, Any]:
             f"This worker has no section {task.job.section!r} for site {task.site!r}: deploy "
             "the coordinator's code to the workers."
         )
+    # The job's robots.txt is the one the coordinator read for the build, not a
+    # copy this process kept from an earlier job (the settings fingerprint tells).
+    forget_robots()
     plan = compile_plan(source, site)
     check_fingerprints(task, plan, site)
     check_place(task, site)
     storage = storages[task.storage]
     with tempfile.TemporaryDirectory(prefix="sitemapkit-shard-") as directory:
         staging = Staging(directory)
-        rendered = render_shard(plan, task.job, staging, task.options)
+        rendered = render_shard(plan, task.job, staging, task.options, site=site)
         if task.validate:
             validate_staged(staging, [name for file in rendered.files for name in file.names()])
         # A build that failed or ended meanwhile has removed its marker: its

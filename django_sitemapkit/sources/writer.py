@@ -24,6 +24,7 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import RelatedQuery
 from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.declaration import Declaration
+from django_sitemapkit.sources.disallowed import Guard, robots_guard
 from django_sitemapkit.sources.entries import EntryMaker, RowFormat
 from django_sitemapkit.sources.extended import (
     Extender,
@@ -67,19 +68,26 @@ class Writer:
     #: Reads the ``Related`` extensions of a chunk of rows (one query each).
     related: RelatedReader | None
     strict: bool
+    #: Leaves out each language's location robots.txt disallows, for an extended source
+    #: (``SITEMAPKIT_ROBOTS = "exclude"``; the others' ``make`` refuses it).
+    robots: Guard | None = None
 
     def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]:
         made: list[Entry] = []
-        make, row_key, extend = self.make, self.row_key, self.extender
+        make, row_key, extend, robots = self.make, self.row_key, self.extender, self.robots
         related = {} if self.related is None else self.related(chunk)
         for row in chunk:
             try:
                 if extend is None:
                     made.append(make(row))
-                else:
-                    made += extend(row, related)
+                    continue
+                extended = extend(row, related)
             except InvalidEntry as exc:
                 skip_row(self.section, row_key(row), str(exc), tally, self.strict)
+                continue
+            if robots is not None:
+                extended = robots.allowed(extended, self.section, row_key(row), tally, self.strict)
+            made += extended
         return made
 
     def lines(
@@ -178,7 +186,11 @@ def compile_writer(
     section = declaration.name
     strict = conf.STRICT
     row_key = row_keyer(row_format, read_field)
+    robots = robots_guard(policy.origin)
     if not (declaration["i18n"] or extension_prefixes(declaration)):
+        if robots is not None:
+            # Refused as an invalid location is: skipped and logged, or raised.
+            maker = replace(maker, locate=robots.locator(maker.locate))
         return Writer(section, row_key, maker, maker(), None, None, strict)
     makers = []
     for language in languages:
@@ -205,4 +217,4 @@ def compile_writer(
     if queryset is not None and database is not None and pk_of is not None:
         queries = related_queries(declaration, queryset.model, database)
         related = RelatedReader(pk_of, queries) if queries else None
-    return Writer(section, row_key, maker, makers[0][1], extender, related, strict)
+    return Writer(section, row_key, maker, makers[0][1], extender, related, strict, robots)

@@ -31,6 +31,7 @@ from django_sitemapkit.encoding.encoder import (
 from django_sitemapkit.locations.policy import index_path, page_path
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sources.disallowed import exclusion_fingerprint
 from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
@@ -121,8 +122,16 @@ def database_page(
         raise Http404(f"Sitemap section {section!r} has no page {page}.")
     etag = None
     if stats.lastmod is not None:
+        # And the robots.txt SITEMAPKIT_ROBOTS = "exclude" leaves URLs out by.
+        excluding = exclusion_fingerprint(site.origin)
         etag = weak_etag(
-            site, representation.label, section, page, plan.page_size, *stats.fingerprint
+            site,
+            representation.label,
+            section,
+            page,
+            plan.page_size,
+            *stats.fingerprint,
+            *(() if excluding is None else (excluding,)),
         )
 
     def body() -> Iterator[bytes]:

@@ -32,6 +32,7 @@ from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.registry import WHERE_SOURCES_ARE
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.framework import UnusableSite
+from django_sitemapkit.sites.robots_txt import RobotsUnavailable
 from django_sitemapkit.sources.pages import LastmodValue
 from django_sitemapkit.values import http_timestamp, newest_lastmod
 from django_sitemapkit.views import serving
@@ -97,8 +98,9 @@ def answered(
     request: HttpRequest, document: str, respond: Callable[[], HttpResponseBase]
 ) -> HttpResponseBase:
     """``respond()``, or a 503 if the database or the storage of the built files failed
-    before the first byte, or the current Site cannot give the base URL; then made
-    fit for the server (see ``for_server``). The one place any becomes a 503."""
+    before the first byte, the current Site cannot give the base URL, or the robots.txt
+    ``SITEMAPKIT_ROBOTS = "exclude"`` needs cannot be read; then made fit for the
+    server (see ``for_server``). The one place any becomes a 503."""
     try:
         response = respond()
     except (OperationalError, InterfaceError):
@@ -127,6 +129,17 @@ def answered(
             "%s cannot be written: %s It is answered with 503 and Retry-After.", document, exc
         )
         response = unavailable(request)
+    except RobotsUnavailable as exc:
+        # SITEMAPKIT_ROBOTS = "exclude" lists no URL it cannot judge, and leaving them
+        # all out would empty the sitemap: a crawler comes back, as it does for a
+        # robots.txt that fails (RFC 9309 section 2.3.1.4).
+        logger.error(
+            "%s cannot be written under SITEMAPKIT_ROBOTS = 'exclude': %s It is answered "
+            "with 503 and Retry-After.",
+            document,
+            exc,
+        )
+        response = unavailable(request)
     return for_server(request, response)
 
 
@@ -136,9 +149,9 @@ def unavailable(request: HttpRequest) -> HttpResponse:
 
     Only for what can mend without a deploy: a database that is down or went
     away (lost connection, timeout, too many clients), a storage that fails
-    (its server unreachable, say), or a Site whose domain is fixed in the
-    admin. A missing table or a bad query is a bug that retrying will not
-    mend, and stays a 500.
+    (its server unreachable, say), a Site whose domain is fixed in the
+    admin, or a robots.txt that fails. A missing table or a bad query is a bug
+    that retrying will not mend, and stays a 500.
     """
     return HttpResponse(
         b"" if request.method == "HEAD" else b"The sitemap is unavailable; try again later.\n",
