@@ -153,7 +153,9 @@ def e067(source: type[Listed], problem: str) -> Error:
 
 GOOD_LASTMOD = {
     "greatest": Greatest("updated_at", "photos__updated_at"),
-    "of mixed types, typed": Greatest("updated_at", "published_on", output_field=DateTimeField()),
+    # A datetime and a date: Django takes the first one's type.
+    "datetime and date": Greatest("updated_at", "published_on"),
+    "typed": Greatest("published_on", "updated_at", output_field=DateTimeField()),
     "aggregate": Max("photos__updated_at"),
     "a field": F("updated_at"),
 }

@@ -253,6 +253,23 @@ def test_a_lastmod_expression_is_each_row_s_and_each_page_s_newest(
     assert lastmod == stamp(photo + dt.timedelta(days=1))
 
 
+@pytest.mark.parametrize("source", [NewerOfTwo, NewestPhoto], ids=["greatest", "subquery"])
+def test_pages_read_by_offset_aggregate_a_lastmod_expression_too(
+    client: Client, sources: Sources, source: type[Listed]
+) -> None:
+    """Without a key, the index numbers the rows in one query (lastmods.py): the
+    expression is a column of it."""
+    rows = articles(7)
+    photo = dt.datetime(2031, 1, 1, tzinfo=UTC)
+    Photo.objects.create(article=rows[1], updated_at=photo)
+    sources(declaring(source, ordering=("-updated_at",)))
+    # Newest first: rows 6, 5, 4 | 3, 2, 1 | 0.
+    newest = [hour(6), photo, hour(0)] if source is NewerOfTwo else [None, photo, None]
+    assert parse_index(fetch(client, "/sitemap.xml")[1]) == [
+        (f"{SITE}/sitemap-articles-{n}.xml", stamp(newest[n - 1])) for n in (1, 2, 3)
+    ]
+
+
 def test_another_lastmod_expression_renders_again_a_page_whose_stats_it_keeps(
     sources: Sources, tmp_path: Path
 ) -> None:

@@ -84,14 +84,15 @@ class Command(BaseCommand):
             default=list(GROUPS[DEFAULT]),
             metavar="A,B,...",
             help=f"cases to run: {', '.join(NAMES)}; or the groups 'default' (all but "
-            "the index, sites and compat-only cases, the default), 'compat' "
+            "the index, sites, exclusion and compat-only cases, the default), 'compat' "
             "(contrib's sitemap view and django_sitemapkit.compat's over the same Sitemap "
             "classes, those classes "
             "registered with compat.register(), built and served from the files, ours "
             "and build-gzip), "
             "'index' (the three index cases), 'sites' (the index and a page with 1 and "
             "with 100 sites, by SITEMAPKIT_SITES as a dict and as 'django.contrib.sites', "
-            "1 and 100 in turns), 'incremental' (build_sitemaps three times into one "
+            "1 and 100 in turns), 'exclusion' (ours's page without and with a declared "
+            "noindex that keeps no row out, in turns), 'incremental' (build_sitemaps three times into one "
             "directory: into it empty, with nothing changed, after rows of the build "
             "table were appended, deleted and updated; --runs times), 'distributed' "
             "(the --build-rows table into an S3 bucket from one process and through 2 "
