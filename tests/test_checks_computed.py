@@ -23,6 +23,7 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import Greatest, Upper
+from django.db.models.lookups import GreaterThan
 from test_listing import Listed
 from testapp.models import Photo
 
@@ -55,6 +56,7 @@ GOOD_NOINDEX = {
     "q across a relation": Q(photos__url="private"),
     "exists": Exists(Photo.objects.filter(article=OuterRef("pk"), url="private")),
     "wrapped q": ExpressionWrapper(Q(priority__lt=0.1), output_field=BooleanField()),
+    "aggregate": GreaterThan(Count("photos"), 1),
 }
 
 

@@ -12,8 +12,17 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, Max, OuterRef, Q, Subquery
+from django.db.models import (
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+)
 from django.db.models.functions import Coalesce, Greatest
+from django.db.models.lookups import GreaterThan
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from factories import bulk_articles
@@ -138,6 +147,23 @@ def test_noindex_rows_are_in_no_document_and_the_pages_are_cut_as_without_them(
         )
         assert [url.loc for url in files] == page
     assert fetch(client, "/sitemap-articles-4.xml")[0] == 404
+
+
+def test_an_aggregate_noindex_is_each_row_s_own_and_groups_nothing(
+    client: Client, sources: Sources, tmp_path: Path
+) -> None:
+    rows = articles(8)
+    for position in (1, 1, 4, 4, 4, 6):
+        Photo.objects.create(article=rows[position])
+    # More than one photo: rows 1 and 4 are kept out; row 6, with one, is listed.
+    sources(declaring(Listed, noindex=GreaterThan(Count("photos"), 1)))
+    kept = [f"{SITE}/articles/{row.slug}/" for i, row in enumerate(rows) if i not in (1, 4)]
+    pages = [parse_urlset(fetch(client, f"/sitemap-articles-{n}.xml")[1]) for n in (1, 2)]
+    assert [url.loc for page in pages for url in page] == kept
+    assert len(parse_index(fetch(client, "/sitemap.xml")[1])) == 2
+    build(tmp_path / "out")
+    files = [(tmp_path / "out" / f"sitemap-articles-{n}.xml").read_bytes() for n in (1, 2)]
+    assert files == [fetch(client, f"/sitemap-articles-{n}.xml")[1] for n in (1, 2)]
 
 
 def test_flipping_a_row_s_noindex_re_renders_its_shard_alone(

@@ -31,6 +31,8 @@ from django_sitemapkit.sources.entries import field_path
 #: What a ``lastmod`` expression is selected as: no model field of a project's may
 #: share a name with an annotation, so it is named in the package's own prefix.
 LASTMOD_ALIAS = "_sitemapkit_lastmod_of_row"
+#: What ``per_row()`` resolves an expression under, and its subquery selects.
+VALUE_ALIAS = "_sitemapkit_value"
 
 
 def is_expression(value: object) -> bool:
@@ -74,14 +76,15 @@ def without_noindex(queryset: QuerySet[Any], noindex: Any) -> QuerySet[Any]:
 
     ``exclude()`` keeps the rows whose nullable column is NULL (Django writes
     ``NOT (col = true AND col IS NOT NULL)``), and a multi-valued relation's
-    condition becomes a subquery; an expression's NULL is made false to match.
+    condition becomes a subquery; an expression's NULL is made false to match,
+    and an aggregate (``GreaterThan(Count("reports"), 5)``) is each row's own.
     """
     if isinstance(noindex, str):
         condition = Q(**{noindex: True})
     elif isinstance(noindex, Q):
         condition = noindex
     else:
-        condition = Q(Coalesce(noindex, Value(False)))
+        condition = Q(Coalesce(per_row(queryset, noindex), Value(False)))
     kept: QuerySet[Any] = queryset.exclude(condition)
     return kept
 
@@ -95,11 +98,11 @@ def per_row(queryset: QuerySet[Any], expression: Any) -> Any:
     the row's own primary key it is one value of each row, which the pages,
     the ranges and the index aggregate like a column.
     """
-    resolved = queryset.annotate(**{LASTMOD_ALIAS: expression}).query.annotations[LASTMOD_ALIAS]
+    resolved = queryset.annotate(**{VALUE_ALIAS: expression}).query.annotations[VALUE_ALIAS]
     if not resolved.contains_aggregate:
         return expression
     own = queryset.model._base_manager.filter(pk=OuterRef("pk")).order_by().values("pk")
-    return Subquery(own.annotate(**{LASTMOD_ALIAS: expression}).values(LASTMOD_ALIAS))
+    return Subquery(own.annotate(**{VALUE_ALIAS: expression}).values(VALUE_ALIAS))
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,12 @@ from django_sitemapkit.sources.declaration import Declaration, SitemapSource
 from django_sitemapkit.sources.lastmods import is_date, selected_field
 from django_sitemapkit.sources.listing import (
     LASTMOD_ALIAS,
+    VALUE_ALIAS,
     is_expression,
     lastmod_expression,
     per_row,
     without_noindex,
 )
-
-# The name a noindex expression is resolved under, to read its type.
-NOINDEX_ALIAS = "_sitemapkit_noindex"
 
 
 def check_computed(source: SitemapSource) -> list[CheckMessage]:
@@ -52,8 +50,8 @@ def noindex_problem(queryset: models.QuerySet[Any], noindex: object) -> str | No
         return "which is neither a field path, a Q nor a boolean expression"
     if is_expression(noindex):
         try:
-            query = queryset.alias(**{NOINDEX_ALIAS: noindex}).query
-            output = query.annotations[NOINDEX_ALIAS].output_field
+            query = queryset.alias(**{VALUE_ALIAS: noindex}).query
+            output = query.annotations[VALUE_ALIAS].output_field
         except FieldError as exc:
             return f"which cannot be computed for {queryset.model._meta.label} ({exc})"
         if not isinstance(output, models.BooleanField):
