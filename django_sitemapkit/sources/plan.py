@@ -164,6 +164,11 @@ def columns(declaration: Declaration, *, lastmod: bool) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def present(paths: Sequence[str | None]) -> list[str]:
+    """``paths`` less ``None`` and repeats, in order."""
+    return list(dict.fromkeys(path for path in paths if path is not None))
+
+
 def order_by(declaration: Declaration, queryset: QuerySet[Any]) -> list[str]:
     ordering = list(declaration["ordering"])
     pk_name = queryset.model._meta.pk.name
@@ -186,13 +191,14 @@ def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationP
     format_ = row_format(declaration, located_by_hook)
     lastmod_path = listing.lastmod_path(declaration)
     # The canonical path is read only where each row is compared (canonical.py).
-    read = [path for path in (listing.per_row_canonical,) if path is not None]
+    compared = listing.per_row_canonical
     if format_ is RowFormat.RAW:
-        rows = raw_values(ordered, [*columns(declaration, lastmod=False), *read], lastmod_path)
+        needed = [*columns(declaration, lastmod=False), compared]
+        rows = raw_values(ordered, present(needed), lastmod_path)
         shape = RowShape(rows)
     elif format_ is RowFormat.DICT:
-        selected = [*columns(declaration, lastmod=True), lastmod_path, *read]
-        rows = ordered.values(*dict.fromkeys(path for path in selected if path is not None))
+        needed = [*columns(declaration, lastmod=True), lastmod_path, compared]
+        rows = ordered.values(*present(needed))
     else:
         rows = ordered
 
