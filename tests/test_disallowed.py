@@ -146,13 +146,18 @@ def test_each_language_is_judged_on_its_own(
 
 
 @override_settings(SITEMAPKIT_ROBOTS="exclude", SITEMAPKIT_STRICT=True, TEST_ROBOTS_TXT=DRAFTS)
-def test_strict_mode_raises() -> None:
+def test_strict_mode_leaves_them_out_without_raising(caplog: pytest.LogCaptureFixture) -> None:
+    # A URL robots.txt disallows is a declared exclusion, like a foreign canonical:
+    # nothing is wrong with its row, so strict mode has nothing to raise.
     drafts_and_others()
     pk = Article.objects.get(slug="second-draft").pk
-    with pytest.raises(InvalidEntry) as raised:
-        entries_of(ArticleSource())
-    assert str(raised.value) == (
-        f"Skipped pk={pk} of source 'articles': {disallowed('second-draft')}."
+    with caplog.at_level("WARNING", logger="django_sitemapkit"):
+        entries = entries_of(ArticleSource())
+    assert [entry.loc for entry in entries] == [
+        f"{SITE}/articles/{slug}/" for slug in ("first", "third")
+    ]
+    assert f"Skipped pk={pk} of source 'articles': {disallowed('second-draft')}." in (
+        caplog.messages
     )
 
 

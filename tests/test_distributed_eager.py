@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from celery import current_app
@@ -70,6 +71,30 @@ def test_a_build_through_celery(sources: Sources, storage: InMemoryStorage) -> N
         "sitemap.xml.gz",
         "sitemapkit-manifest.json",
     ]
+
+
+class Indexable(TenPerPage):
+    noindex = "seo_noindex"
+
+
+def test_the_workers_shards_leave_out_the_declared_noindex_rows(
+    sources: Sources, storage: InMemoryStorage, tmp_path: Path
+) -> None:
+    """A worker compiles the section's plan itself: its shards are cut from, and list,
+    the rows the coordinator's plan and a local build list."""
+    sources(Indexable)
+    rows = sorted(bulk_articles(25, updated_at=UPDATED), key=lambda row: row.pk)
+    Article.objects.filter(pk__in=[rows[3].pk, rows[12].pk, rows[13].pk]).update(seo_noindex=True)
+    call_command("build_sitemaps", via="celery", verbosity=0)
+    call_command("build_sitemaps", output=str(tmp_path / "out"), verbosity=0)
+    local = {path.name for path in (tmp_path / "out").iterdir()}
+    assert sorted(storage.listdir("")[1]) == sorted(local)
+    for name in sorted(local - {"sitemapkit-manifest.json"}):
+        with storage.open(name) as found:
+            assert found.read() == (tmp_path / "out" / name).read_bytes(), name
+    # 22 rows: pages of 10, 10 and 2.
+    with storage.open("sitemap-articles-3.xml") as page:
+        assert page.read().count(b"<url>") == 2
 
 
 def test_a_shard_that_raises_names_itself(sources: Sources, storage: InMemoryStorage) -> None:

@@ -33,8 +33,16 @@ def section_fingerprint(plan: Plan) -> str:
             "key": None if key is None else [list(column) for column in key],
             "lastmod": plan.lastmod_path,
             "urls": urls_fingerprint(plan),
+            # The rows a declaration keeps out, and a lastmod expression.
+            "listing": listing_fingerprint(plan),
         }
     )
+
+
+def listing_fingerprint(plan: Plan) -> str | None:
+    if plan.listing is None or plan.queryset is None:
+        return None
+    return plan.listing.fingerprint(plan.queryset.ordered.model)
 
 
 def settings_fingerprint(site: SitemapSite, options: BuildOptions) -> str:

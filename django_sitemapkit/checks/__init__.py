@@ -26,6 +26,7 @@ points below. Ids are never reused; docs/checks.md lists every one.
   - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
   - ``values``: each source's declarations (E006-E011, E013, E014, E017);
   - ``lastmod``: a ``lastmod`` constant or field that is no date (E015, E063);
+  - ``computed``: ``noindex``, ``canonical`` and a ``lastmod`` expression (E065-E067);
   - ``declarations``: the kind of each documented declaration and hook (E031);
   - ``extensions``: languages, alternates, images, videos, news (E026-E029);
   - ``scope``: which sources fall under the sitemap's directory (for ``urls``);

@@ -199,6 +199,25 @@ class UrlTemplate:
         return escape_leading_slashes(url) if url.startswith("//") else url
 
 
+def settles_location(template: UrlTemplate, origin: str, prefix: str) -> bool:
+    """Whether the URL's fixed start settles the location rule for every row whose
+    arguments match their converters: ``origin`` followed by the joined pieces is then
+    the row's location, as ``LocationPolicy.absolute_path()`` would give it."""
+    start = template.pieces[0]
+    if (
+        not start.startswith("/")
+        or start.startswith("//")
+        or not (origin + start).startswith(prefix)
+    ):
+        return False
+    # The pattern's own dot segments: an <int:>, <slug:> or <uuid:> value ("x") makes none.
+    if DOT_SEGMENT.search("x".join(template.pieces)):
+        return False
+    # A path argument may itself start with "/": fill() escapes such a "//".
+    slots = template.slots
+    return not (start == "/" and slots and type(slots[0].converter) is converters.PathConverter)
+
+
 def quick_locator(
     template: UrlTemplate,
     readers: Sequence[Callable[[Any], Any]],
@@ -217,17 +236,10 @@ def quick_locator(
     it), goes to ``general``. Any other row's URL is the very characters ``fill()``
     joins, and starts with ``prefix``, as the location rule wants.
     """
-    start = template.pieces[0]
-    head = origin + start
-    if not start.startswith("/") or start.startswith("//") or not head.startswith(prefix):
+    if not settles_location(template, origin, prefix):
         return None
-    # The pattern's own dot segments: an <int:>, <slug:> or <uuid:> value ("x") makes none.
-    if DOT_SEGMENT.search("x".join(template.pieces)):
-        return None
+    head = origin + template.pieces[0]
     slots = template.slots
-    if start == "/" and slots and type(slots[0].converter) is converters.PathConverter:
-        # A path argument may itself start with "/": fill() escapes such a "//".
-        return None
     if len(slots) == 1 and not slots[0].quoted and type(slots[0].converter) in STRING_CONVERTERS:
         return one_plain_slot(slots[0], readers[0], head, template.pieces[1], max_length, general)
     steps = list(zip(readers, [slot.quick() for slot in slots], template.pieces[1:], strict=True))

@@ -44,6 +44,8 @@ QUERYSET_DECLARED = (
     "ordering",
     "use_instances",
     "raw_rows",
+    "noindex",
+    "canonical",
 )
 STATIC_DECLARED = ("urls",)
 #: The methods the engine calls; a subclass overrides them with methods.
@@ -127,6 +129,12 @@ class SitemapSource(BaseSource):
     #: Read rows straight from the database cursor when no per-row method needs
     #: them; ``False`` reads every row through ``values()``.
     raw_rows: ClassVar[bool] = True
+    #: Rows not to list: a boolean field path, a ``Q``, or a boolean expression, applied
+    #: in SQL; a NULL (or an expression's NULL) counts as indexable.
+    noindex: ClassVar[Any] = None
+    #: A text field path: a row whose value is set (neither NULL nor "") and is not the
+    #: row's own location (absolute, or its path) is not listed.
+    canonical: ClassVar[str | None] = None
 
     def get_queryset(self) -> models.QuerySet[Any]:
         """The rows to list: a fresh clone of ``queryset`` (override to compute it)."""

@@ -1,6 +1,6 @@
 """The locations a site's robots.txt disallows (``SITEMAPKIT_ROBOTS``): under
-``"exclude"`` each is refused as an invalid location is (skipped and logged once per
-reason per page, or raised in strict mode); under ``"warn"`` they are counted, with
+``"exclude"`` each is left out as a declared exclusion is (skipped and logged once per
+reason per page, never raised in strict mode: nothing is wrong with the row); under ``"warn"`` they are counted, with
 the first few, for the build's warning and the system check.
 
 A location counts as disallowed when any crawler of ``SITEMAPKIT_ROBOTS_AGENTS`` may
@@ -16,11 +16,10 @@ from typing import Any
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoding.encoder import Entry
-from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.robots_rules import Decision
 from django_sitemapkit.sites.robots_txt import SiteRobots, site_robots
-from django_sitemapkit.sources.skips import Tally, skip_row
+from django_sitemapkit.sources.skips import Excluded, Tally, skip_row
 
 #: How many of the disallowed URLs a warning names.
 FIRST = 5
@@ -61,20 +60,20 @@ class Guard:
         return None if decision is None else refused(location, decision)
 
     def locator(self, locate: Callable[[Any], str]) -> Callable[[Any], str]:
-        """``locate``, refusing (``InvalidEntry``) a location robots.txt disallows."""
+        """``locate``, refusing (``Excluded``) a location robots.txt disallows."""
         reason = self.reason
 
         def allowed(row: Any) -> str:
             location = locate(row)
             why = reason(location)
             if why is not None:
-                raise InvalidEntry(why)
+                raise Excluded(why)
             return location
 
         return allowed
 
     def allowed(
-        self, entries: list[Entry], section: str, key: str, tally: Tally | None, strict: bool
+        self, entries: list[Entry], section: str, key: str, tally: Tally | None
     ) -> list[Entry]:
         """The entries of one row (one per language) robots.txt allows; each other is
         skipped on its own, so that a row's other languages stay listed."""
@@ -84,7 +83,7 @@ class Guard:
             if why is None:
                 kept.append(entry)
             else:
-                skip_row(section, key, why, tally, strict)
+                skip_row(section, key, why, tally, strict=False)
         return kept
 
 

@@ -23,6 +23,7 @@ from django_sitemapkit.encoding.encoder import Document, urlset
 from django_sitemapkit.locations.policy import LocationPolicy, entry_context
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import default_site
+from django_sitemapkit.sources.canonical import checked_writer, row_check
 from django_sitemapkit.sources.declaration import (
     BaseSource,
     Declaration,
@@ -42,6 +43,7 @@ from django_sitemapkit.sources.entries import (
 from django_sitemapkit.sources.extended import extension_prefixes, language_codes
 from django_sitemapkit.sources.keyset import KeyColumn, ordering_key
 from django_sitemapkit.sources.lastmods import dated_path, page_lastmods
+from django_sitemapkit.sources.listing import Listing, compile_listing, listed
 from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, SectionStats
 from django_sitemapkit.sources.rows import RowShape, raw_values
 from django_sitemapkit.sources.static import StaticPager
@@ -74,6 +76,8 @@ class Plan:
     queryset: QueryPager | None = None
     #: The URL name locations are reversed from (``None``: a ``location()`` makes them).
     url_name: str | None = None
+    #: What a queryset source's declaration adds to its query (``listing.py``).
+    listing: Listing | None = None
 
     @property
     def key(self) -> Sequence[KeyColumn] | None:
@@ -160,6 +164,11 @@ def columns(declaration: Declaration, *, lastmod: bool) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def present(paths: Sequence[str | None]) -> list[str]:
+    """``paths`` less ``None`` and repeats, in order."""
+    return list(dict.fromkeys(path for path in paths if path is not None))
+
+
 def order_by(declaration: Declaration, queryset: QuerySet[Any]) -> list[str]:
     ordering = list(declaration["ordering"])
     pk_name = queryset.model._meta.pk.name
@@ -168,40 +177,28 @@ def order_by(declaration: Declaration, queryset: QuerySet[Any]) -> list[str]:
     return ordering
 
 
-def listed(declaration: Declaration, site: SitemapSite) -> QuerySet[Any]:
-    """``get_site_queryset(site)``, less the rows a news section leaves out: only
-    articles published within ``SITEMAPKIT_NEWS_MAX_AGE`` belong in a Google News
-    sitemap."""
-    source = declaration.source
-    assert isinstance(source, SitemapSource), source
-    queryset = source.get_site_queryset(site)
-    if conf.DATABASE is not None:
-        # A read replica for every section: the plan of a build and its
-        # shards then read the same database (docs/distributed.md).
-        queryset = queryset.using(conf.DATABASE)
-    news = declaration["news"]
-    if news is not None:
-        cutoff = extensions.news_cutoff(conf.NEWS_MAX_AGE)
-        queryset = queryset.filter(**{f"{news.publication_date}__gte": cutoff})
-    return queryset
-
-
 def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationPolicy) -> Plan:
     source = declaration.source
     page_size, _, languages = sizes(declaration)
-    queryset = listed(declaration, site)
-    ordering = order_by(declaration, queryset)
-    ordered = queryset.order_by(*ordering)
     url_name = declaration["url_name"]
     located_by_hook = url_name is None or declaration.overrides("location", SitemapSource)
+    queryset = listed(declaration, site)
+    listing = compile_listing(declaration, queryset, policy, languages, located_by_hook)
+    queryset = listing.applied(queryset)
+    ordering = order_by(declaration, queryset)
+    ordered = queryset.order_by(*ordering)
     shape: RowShape | None = None
     format_ = row_format(declaration, located_by_hook)
-    lastmod_path = field_path(declaration, "lastmod", True)
+    lastmod_path = listing.lastmod_path(declaration)
+    # The canonical path is read only where each row is compared (canonical.py).
+    compared = listing.per_row_canonical
     if format_ is RowFormat.RAW:
-        rows = raw_values(ordered, columns(declaration, lastmod=False), lastmod_path)
+        needed = [*columns(declaration, lastmod=False), compared]
+        rows = raw_values(ordered, present(needed), lastmod_path)
         shape = RowShape(rows)
     elif format_ is RowFormat.DICT:
-        rows = ordered.values(*columns(declaration, lastmod=True))
+        needed = [*columns(declaration, lastmod=True), lastmod_path, compared]
+        rows = ordered.values(*present(needed))
     else:
         rows = ordered
 
@@ -237,7 +234,9 @@ def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationP
     writer = compile_writer(
         declaration, policy, format_, maker, locator, read_field, languages, queryset, rows.db
     )
-    plan = finished(declaration, pager, format_, writer, rows.db)
+    if listing.per_row_canonical is not None:
+        writer = checked_writer(writer, row_check(read_field(listing.per_row_canonical), policy))
+    plan = replace(finished(declaration, pager, format_, writer, rows.db), listing=listing)
     return plan if located_by_hook else replace(plan, url_name=url_name)
 
 

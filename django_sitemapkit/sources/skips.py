@@ -63,6 +63,19 @@ class Tally:
         self.reasons.clear()
 
 
+class Excluded(InvalidEntry):
+    """A row its source's declaration keeps out (a ``canonical`` URL elsewhere): skipped
+    and logged like an invalid one, but never raised in strict mode, as nothing is
+    wrong with it."""
+
+
+def skip_entry(
+    section: str, key: str, exc: InvalidEntry, tally: Tally | None, strict: bool
+) -> None:
+    """``skip_row()`` for the error a row's entry raised."""
+    skip_row(section, key, str(exc), tally, strict and not isinstance(exc, Excluded))
+
+
 def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: bool) -> None:
     """Count a row that makes no entry, and log it: at WARNING if it is the first its
     reason costs on this page, else at DEBUG (raise in strict mode). Without a

@@ -35,7 +35,7 @@ from django_sitemapkit.sources.extended import (
     related_queries,
 )
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, skip_row
+from django_sitemapkit.sources.skips import Tally, skip_entry
 
 Reader = Callable[[Any], Any]
 #: The lines of a chunk of entries, and the ``lastmod`` of each (for the index).
@@ -83,10 +83,10 @@ class Writer:
                     continue
                 extended = extend(row, related)
             except InvalidEntry as exc:
-                skip_row(self.section, row_key(row), str(exc), tally, self.strict)
+                skip_entry(self.section, row_key(row), exc, tally, self.strict)
                 continue
             if robots is not None:
-                extended = robots.allowed(extended, self.section, row_key(row), tally, self.strict)
+                extended = robots.allowed(extended, self.section, row_key(row), tally)
             made += extended
         return made
 
@@ -131,7 +131,7 @@ class Writer:
                 lastmod = fixed_lastmod if read_lastmod is None else read_lastmod(row)
                 rest = tail if read_rest is None else read_rest(row)
             except InvalidEntry as exc:
-                skip_row(self.section, self.row_key(row), str(exc), tally, self.strict)
+                skip_entry(self.section, self.row_key(row), exc, tally, self.strict)
                 continue
             if needs_escape(loc) is not None:
                 loc = escape(loc)

@@ -84,14 +84,14 @@ class Figures:
         return found
 
     def turn_ratios(self) -> dict[str, list[float]]:
-        """Each site pair's 100 / 1 ratio in each round: of the medians of its two
-        children, run one after the other."""
+        """Each pair's ratio in each round (100 sites / 1, the page with an exclusion /
+        without): of the medians of its two children, run one after the other."""
         found = {}
-        for pair in TURN_PAIRS:
-            one, hundred = (self.results.get(f"{pair}-{count}") for count in (1, 100))
-            if one is not None and hundred is not None:
+        for pair, names in TURN_PAIRS.items():
+            first, second = (self.results.get(name) for name in names)
+            if first is not None and second is not None:
                 medians = zip(
-                    one["time"]["child_medians"], hundred["time"]["child_medians"], strict=True
+                    first["time"]["child_medians"], second["time"]["child_medians"], strict=True
                 )
                 found[pair] = [b / a for a, b in medians]
         return found

@@ -23,6 +23,10 @@ class BenchRow(models.Model):
 class Page(BenchRow):
     """The rows of the serving and build cases (``--rows``, ``--build-rows``)."""
 
+    # What the exclusion-noindex case declares as its noindex: NULL (indexable) in
+    # every row the series seeds, so that both cases of its pair list every row.
+    noindex = models.BooleanField(null=True)
+
 
 class IndexPage(BenchRow):
     """The rows of the index cases (``--index-rows``): the same series in a table of

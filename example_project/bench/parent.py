@@ -162,7 +162,8 @@ class Benchmark:
         return result
 
     def in_turns(self, spec: CaseSpec) -> dict[str, dict[str, Any]]:
-        """``spec`` and the selected case of its pair (1 and 100 sites), in turns."""
+        """``spec`` and the selected case of its pair (1 and 100 sites; without and with
+        an exclusion), in turns."""
         names = [name for name in self.config.cases if BY_NAME[name].pair == spec.pair]
         return measure_in_turns(self.spawn, self.log, names, self.config.runs, MEASURES)
 
@@ -181,12 +182,14 @@ class Benchmark:
     # -- what each case must have listed ---------------------------------------------
 
     def check_same_bytes(self, names: list[str]) -> None:
-        """Fail loudly if the cases of a pair (the same host's documents) differ."""
+        """Fail loudly if the cases of a pair (the same host's documents, the same page
+        with an exclusion that keeps nothing out) differ."""
         digests = {name: self.results[name]["time"]["warmup"]["digest"] for name in names}
         if len(set(digests.values())) > 1:
             raise CommandError(
                 f"{names[-1]} wrote other bytes than {names[0]}: with the same host and "
-                "rows, the count of configured sites must not change the document."
+                "rows, neither the count of configured sites nor an exclusion that keeps no "
+                "row out may change the document."
             )
 
     def expected_urls(self, name: str) -> int:

@@ -11,7 +11,7 @@ from bench import distributed_report, incremental_report
 from bench.figures import MIB, SAME_BYTES, Figures
 from bench.machine import facts
 from bench.options import Config
-from bench.table import BY_NAME, RATIOS
+from bench.table import BY_NAME, RATIOS, TURN_PAIRS
 
 
 class Finished(Protocol):
@@ -115,8 +115,9 @@ class Report:
                 if not same:
                     lines.append(f"Note: {name} did not write the same bytes as ours.")
         for pair, values in self.figures.turn_ratios().items():
-            shown = ", ".join(f"{value:.2f}" for value in values)
-            lines.append(f"{pair}: 100 sites / 1 by round (children back to back): {shown}.")
+            shown = ", ".join(f"{value:.3f}" for value in values)
+            first, second = TURN_PAIRS[pair]
+            lines.append(f"{pair}: {second} / {first} by round (children back to back): {shown}.")
         for pair, seconds in self.figures.lookups().items():
             shown = ", ".join(
                 f"{value * 1e6:,.1f} µs with {count} site{'' if count == 1 else 's'}"

@@ -16,6 +16,7 @@ from bench.sizes import PAGE_MAX, Plan
 from bench.sources import (
     BenchSource,
     IndexBenchSource,
+    NoindexBenchSource,
     RegexBenchSource,
     contrib_index_sitemaps,
     contrib_sitemap,
@@ -170,6 +171,10 @@ def ours(plan: Plan) -> Case:
 
 def ours_regex(plan: Plan) -> Case:
     return OursServe(1, plan.serve_size, RegexBenchSource)
+
+
+def ours_noindex(plan: Plan) -> Case:
+    return OursServe(1, plan.serve_size, NoindexBenchSource)
 
 
 def ours_first_page(plan: Plan) -> Case:

@@ -42,6 +42,14 @@ class RegexBenchSource(BenchSource):
     url_name = "bench-page-re"
 
 
+class NoindexBenchSource(BenchSource):
+    """``bench`` with a declared ``noindex``: the condition is in every query of the
+    section, and keeps no row out (the column is NULL), so the page is ``bench``'s."""
+
+    name = "bench-noindex"
+    noindex = "noindex"
+
+
 class IndexBenchSource(BenchSource):
     """``bench`` over the ``--index-rows`` table, for the index cases."""
 

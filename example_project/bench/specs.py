@@ -17,7 +17,8 @@ from bench.sizes import PAGE_MAX, Plan
 # How the parent runs a case, and so which part of the report it adds to.
 # MEASURED: one child per measure (time, rss, tracemalloc), in the main table.
 MEASURED = "measured"
-# TURNS: the 1-site and 100-site cases of a pair, in turns; the rounds' ratios.
+# TURNS: the two cases of a pair (1 and 100 sites; a page without and with a
+# declared exclusion), in turns; the rounds' ratios.
 TURNS = "turns"
 # STEPS: the incremental steps in order over one directory; their own report.
 STEPS = "steps"
@@ -31,11 +32,12 @@ INDEX_TABLE = "index"  # bench_indexpage, --index-rows rows
 
 # The groups --cases takes, in the order its help and errors list them; "all"
 # is every case.
-DEFAULT, COMPAT, INDEX, SITES, INCREMENTAL, DISTRIBUTED, ALL = (
+DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, ALL = (
     "default",
     "compat",
     "index",
     "sites",
+    "exclusion",
     "incremental",
     "distributed",
     "all",
@@ -80,7 +82,8 @@ class CaseSpec:
 
     @property
     def pair(self) -> str:
-        """What the cases run in turns share: ``sites-dict-page`` for ``sites-dict-page-100``."""
+        """What the cases run in turns share: ``sites-dict-page`` for ``sites-dict-page-100``,
+        ``exclusion`` for ``exclusion-noindex``."""
         return self.name.rsplit("-", 1)[0]
 
     def maker(self) -> Callable[..., Any]:
@@ -161,6 +164,14 @@ def sites(variant: str, document: str, count: int) -> CaseSpec:
         run=TURNS,
         groups=(SITES,),
         lists_sitemaps=index,
+    )
+
+
+def exclusion(name: str, what: str, make: str) -> CaseSpec:
+    """Page 1 of the --rows table, in turns with the other case of its pair: the cost of
+    a declared exclusion on the same page (bench/serving_cases.py)."""
+    return CaseSpec(
+        name, what, make, serving_page, run=TURNS, groups=(EXCLUSION,), serves_page=True
     )
 
 

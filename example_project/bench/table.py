@@ -26,6 +26,7 @@ from bench.specs import (
     COMPAT,
     DEFAULT,
     DISTRIBUTED,
+    EXCLUSION,
     INCREMENTAL,
     INDEX,
     INDEX_TABLE,
@@ -38,6 +39,7 @@ from bench.specs import (
     changed_table,
     distributed,
     every_row,
+    exclusion,
     full_index,
     incremental,
     no_body,
@@ -176,6 +178,12 @@ CASES: tuple[CaseSpec, ...] = (
         for document in ("index", "page")
         for count in (1, 100)
     ),
+    exclusion("exclusion-none", "ours, in turns with exclusion-noindex", f"{SERVING}:ours"),
+    exclusion(
+        "exclusion-noindex",
+        "the same page, the section declaring noindex (a column NULL in every row)",
+        f"{SERVING}:ours_noindex",
+    ),
     incremental("incremental-full", "build_sitemaps into an empty directory"),
     incremental("incremental-unchanged", "the same build again, nothing changed"),
     incremental("incremental-changed", "the same build after changes", changed_table),
@@ -187,7 +195,7 @@ BY_NAME = {case.name: case for case in CASES}
 NAMES = tuple(BY_NAME)
 GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
-    for group in (DEFAULT, COMPAT, INDEX, SITES, INCREMENTAL, DISTRIBUTED, ALL)
+    for group in (DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, ALL)
 }
 
 
@@ -196,8 +204,12 @@ def run_by(run: str) -> tuple[str, ...]:
     return tuple(case.name for case in CASES if case.run == run)
 
 
-# The pairs of cases run in turns (sites-dict-index, ...).
-TURN_PAIRS = tuple(dict.fromkeys(case.pair for case in CASES if case.run == TURNS))
+# The pairs of cases run in turns (sites-dict-index, exclusion, ...), each with its
+# two cases in the table's order: the report divides the second by the first.
+TURN_PAIRS = {
+    pair: tuple(case.name for case in CASES if case.run == TURNS and case.pair == pair)
+    for pair in dict.fromkeys(case.pair for case in CASES if case.run == TURNS)
+}
 
 
 # -- the ratios the report prints, in its order ---------------------------------------
@@ -245,8 +257,9 @@ RATIOS: tuple[Ratio, ...] = (
     *against("incremental-unchanged", "incremental-full"),
     # A build from one process against the same build through the workers.
     *against("distributed-local", "distributed-celery"),
-    # Several sites: the same host's document with 100 sites and with 1.
-    *(Ratio(f"{pair}-100", f"{pair}-1") for pair in TURN_PAIRS),
+    # Several sites: the same host's document with 100 sites and with 1; the page
+    # with a declared exclusion and without.
+    *(Ratio(second, first) for first, second in TURN_PAIRS.values()),
 )
 
 # A case declared twice, or a ratio naming no case, would be silently dropped

@@ -1,6 +1,7 @@
 """Cases run in turns (the table's ``TURNS``: a site case and its pair, 1 and 100
-sites): each timed in several children, the order reversed every round, and its
-timed runs pooled into one time measure."""
+sites; a page without and with a declared exclusion): each timed in several
+children, the order reversed every round, and its timed runs pooled into one
+time measure."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ Spawn = Callable[..., dict[str, Any]]
 def measure_in_turns(
     spawn: Spawn, log: Callable[[str], None], names: list[str], runs: int, measures: tuple[str, ...]
 ) -> dict[str, dict[str, Any]]:
-    """Time the cases ``names`` (1 and 100 sites) in turns, ROUNDS children each, the
-    order reversed every round (1, 100; 100, 1; ...) so that a drift of the
-    machine's speed weighs on both alike; weigh each once (the other ``measures``)."""
+    """Time the cases ``names`` (a pair) in turns, ROUNDS children each, the order
+    reversed every round (1, 100; 100, 1; ...) so that a drift of the machine's
+    speed weighs on both alike; weigh each once (the other ``measures``)."""
     children: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     for turn in range(ROUNDS):
         for name in names if turn % 2 == 0 else names[::-1]:

@@ -24,6 +24,9 @@ class Article(models.Model):
     published_on = models.DateField(null=True)
     changefreq = models.CharField(max_length=20, null=True)
     priority = models.FloatField(null=True)
+    # Declared exclusions (noindex, canonical): NULL means indexable, and no canonical.
+    seo_noindex = models.BooleanField(null=True)
+    canonical_url = models.CharField(max_length=2100, null=True)
     gallery: models.ManyToManyField[Photo, Any] = models.ManyToManyField(
         "Photo", related_name="galleries"
     )
@@ -42,6 +45,8 @@ class Photo(models.Model):
     url = models.CharField(max_length=2100, null=True)
     file = models.FileField(upload_to="photos/", blank=True)
     position = models.IntegerField(default=0)
+    # The newest of an article's photos, for a lastmod expression over related rows.
+    updated_at = models.DateTimeField(null=True)
 
     class Meta:
         ordering = ["position", "pk"]

@@ -38,6 +38,8 @@ CHECKED_ELSEWHERE = {
     "images": "sitemapkit.E028",
     "videos": "sitemapkit.E028",
     "news": "sitemapkit.E029",
+    "noindex": "sitemapkit.E065",
+    "canonical": "sitemapkit.E066",
 }
 
 

@@ -22,6 +22,7 @@ from django_sitemapkit.sources.declaration import (
 )
 from django_sitemapkit.sources.entries import field_path
 from django_sitemapkit.sources.lastmods import is_date, selected_field
+from django_sitemapkit.sources.listing import is_expression
 from django_sitemapkit.values import format_lastmod
 
 
@@ -31,6 +32,8 @@ def check_lastmod_constant(source: BaseSource) -> list[CheckMessage]:
         return []
     if isinstance(source, SitemapSource) and isinstance(lastmod, str):
         return []  # a field path: check_lastmod_field()
+    if isinstance(source, SitemapSource) and is_expression(lastmod):
+        return []  # an expression: checks/sources/computed.py (E067)
     try:
         format_lastmod(lastmod)
     except InvalidEntry:

@@ -13,6 +13,7 @@ from django.core.exceptions import FieldError
 from django.urls import NoReverseMatch
 
 from django_sitemapkit.checks.sites.source_sites import check_fixed_url, check_source_sites
+from django_sitemapkit.checks.sources.computed import check_computed
 from django_sitemapkit.checks.sources.declarations import check_kinds, describe
 from django_sitemapkit.checks.sources.extensions import check_extensions
 from django_sitemapkit.checks.sources.lastmod import check_lastmod_constant, check_lastmod_field
@@ -29,6 +30,7 @@ from django_sitemapkit.sources.declaration import (
     StaticPage,
     StaticSource,
 )
+from django_sitemapkit.sources.listing import declared_paths
 from django_sitemapkit.sources.plan import columns
 from django_sitemapkit.values import CHANGEFREQS, format_priority
 
@@ -148,7 +150,7 @@ def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
                 id="sitemapkit.E013",
             )
         ]
-    errors = check_field_paths(source) + check_lastmod_field(source)
+    errors = check_field_paths(source) + check_lastmod_field(source) + check_computed(source)
     if source.url_name is not None:
         errors += check_url_name(source, source.url_name, set(source.url_kwargs))
     elif not Declaration(source).overrides("location", SitemapSource) and not hasattr(
@@ -170,7 +172,9 @@ def check_queryset_source(source: SitemapSource) -> list[CheckMessage]:
 def check_field_paths(source: SitemapSource) -> list[CheckMessage]:
     errors: list[CheckMessage] = []
     ordering = [path.removeprefix("-") for path in source.ordering]
-    for path in dict.fromkeys([*columns(Declaration(source), lastmod=True), *ordering]):
+    declaration = Declaration(source)
+    named = [*columns(declaration, lastmod=True), *ordering, *declared_paths(declaration)]
+    for path in dict.fromkeys(named):
         try:
             source.get_queryset().values(path)
         except FieldError:
