@@ -19,6 +19,7 @@ from django_sitemapkit.setting_rows import (
     Flag,
     Name,
     Path,
+    Percent,
     Seconds,
     Setting,
     Text,
@@ -130,6 +131,13 @@ class Settings:
         datetime.timedelta(days=1),
         "How often `build_sitemaps` renders every shard again, as `--full` does.",
         Duration(allows_zero=True, or_none=True),
+    )
+    MAX_REMOVED: Setting[int | float | None] = Setting(
+        "int | float | None",
+        None,
+        "The largest share of a site's URLs, in percent, that a build of `build_sitemaps` "
+        "may remove; one that would remove more is refused.",
+        Percent(or_none=True),
     )
     NEWS_MAX_AGE: Setting[datetime.timedelta] = Setting(
         "datetime.timedelta",
