@@ -197,7 +197,8 @@ def items(changes: Iterable[Change]) -> Iterator[str]:
 
 
 def files(result: BuildResult) -> dict[str, list[str]]:
-    return {"written": result.replaced, "kept": result.unchanged, "removed": result.removed}
+    found = {"written": result.replaced, "kept": result.unchanged, "removed": result.removed}
+    return {what: sorted(names) for what, names in found.items()}
 
 
 def rounded(seconds: float | None) -> float | None:
