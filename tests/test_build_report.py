@@ -7,6 +7,8 @@ import datetime as dt
 import io
 import json
 import os
+import resource
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -369,3 +371,33 @@ def test_only_a_report_or_a_limit_reads_the_published_pages(
             reads.append(CountingStorage.opened)
     # Without either, a build costs what it did: no published page is read back.
     assert reads == [[], ["sitemap-articles-2.xml"], ["sitemap-articles-2.xml"]]
+
+
+class FiftyPerPage(ArticleSource):
+    limit = 50
+
+
+def test_a_report_that_fills_the_disk_fails_the_run_after_the_publish(
+    sources: Sources, out: Path, tmp_path: Path
+) -> None:
+    # RLIMIT_FSIZE makes any write past 32 KiB fail with EFBIG, as a full disk
+    # fails with ENOSPC: the pages and the manifest fit, the report of 400 URLs does not.
+    sources(FiftyPerPage)
+    bulk_articles(400, updated_at=UPDATED)
+    directory = tmp_path / "reports"
+    directory.mkdir()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (32_768, hard))
+    try:
+        stdout, stderr, code = outcome(output=str(out), report=str(directory / "report.json"))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert (stderr, code) == (
+        f"CommandError: Cannot write the report to {directory / 'report.json'}: File too "
+        "large. What each site's build did is as the output above says.\n",
+        1,
+    )
+    assert stdout.splitlines()[-1].startswith(f"Published to {out} (")
+    assert os.listdir(directory) == []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import logging
 import os
 import secrets
 from collections.abc import Callable, Iterable, Iterator
@@ -29,6 +30,7 @@ from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow.compare import Change
 from django_sitemapkit.sites.configured import SitemapSite
 
+logger = logging.getLogger("django_sitemapkit")
 #: The schema's version: raised when a key changes meaning or goes (one added
 #: does not raise it).
 VERSION = 1
@@ -87,6 +89,8 @@ class ReportFile(Report):
         self.started = now()
         self.sites = 0
         self.published = False
+        #: The first write that failed (a full disk): the report is then given up.
+        self.failure: OSError | None = None
         self.out.write(f'{{"version": {VERSION}, "started": {text(self.started.isoformat())}, ')
         self.out.write('"sites": {')
 
@@ -97,6 +101,20 @@ class ReportFile(Report):
         started: dt.datetime,
         result: BuildResult | None = None,
         error: Exception | None = None,
+    ) -> None:
+        if self.failure is None:
+            try:
+                self.write_site(site, destination, started, result, error)
+            except OSError as exc:
+                self.failure = exc
+
+    def write_site(
+        self,
+        site: SitemapSite,
+        destination: Destination,
+        started: dt.datetime,
+        result: BuildResult | None,
+        error: Exception | None,
     ) -> None:
         changes = error.changes if isinstance(error, RemovalRefused) else None
         if result is not None:
@@ -143,9 +161,11 @@ class ReportFile(Report):
             return None
         finished = now()
         seconds = round((finished - self.started).total_seconds(), 3)
-        self.out.write(f'}}, "finished": {text(finished.isoformat())}, "seconds": {seconds}, ')
-        self.out.write(f'"published": {text(self.published)}}}\n')
         try:
+            if self.failure is not None:
+                raise self.failure
+            self.out.write(f'}}, "finished": {text(finished.isoformat())}, "seconds": {seconds}, ')
+            self.out.write(f'"published": {text(self.published)}}}\n')
             self.out.flush()
             # On disk before the rename: a crash never leaves a report cut short at its name.
             os.fsync(self.out.fileno())
@@ -160,7 +180,8 @@ class ReportFile(Report):
         return self.path
 
     def discard(self) -> None:
-        self.out.close()
+        with contextlib.suppress(OSError):  # what is left to flush goes with the file
+            self.out.close()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.temporary)
 
@@ -168,16 +189,26 @@ class ReportFile(Report):
 @contextmanager
 def reported(report: Report, written: Callable[[str], None]) -> Iterator[Report]:
     """``report`` put in place when the block ends, however it ends (and ``written`` told
-    its path), unless it was discarded: the run was interrupted."""
+    its path), unless it was discarded: the run was interrupted. A report that cannot
+    be written fails the run, if nothing else did (else it is logged)."""
     try:
         yield report
     except KeyboardInterrupt:
         report.discard()
         raise
-    finally:
-        path = report.close()
-        if path is not None:
-            written(path)
+    except BaseException:
+        try:
+            finish(report, written)
+        except BuildError as exc:
+            logger.error("%s", exc)
+        raise
+    finish(report, written)
+
+
+def finish(report: Report, written: Callable[[str], None]) -> None:
+    path = report.close()
+    if path is not None:
+        written(path)
 
 
 def outcome(result: BuildResult | None, error: Exception | None) -> str:
