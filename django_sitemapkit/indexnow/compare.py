@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import IO
+from typing import IO, NamedTuple
 from xml.parsers import expat
 
 from django_sitemapkit.encoding.encoder import NAMESPACE
@@ -22,14 +21,16 @@ READ_SIZE = 64 * 1024
 
 #: What a URL's listing did between the two versions (``Change.kind``).
 ADDED, CHANGED = "added", "changed"
+# Where each version's values start in a URL's listing (``compare()``).
+OLD, NEW = 0, 2
 #: A document, and the name messages and ``Change.document`` give it.
 Document = bytes | IO[bytes]
 Named = tuple[str, Document]
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One URL that ``compare()`` found added, changed or removed."""
+class Change(NamedTuple):
+    """One URL that ``compare()`` found added, changed or removed (a tuple: a change of
+    a million URLs makes a million of them)."""
 
     url: str
     #: ``ADDED``, ``CHANGED`` or ``REMOVED``.
@@ -75,30 +76,6 @@ def named(documents: Iterable[Document]) -> Iterator[Named]:
         yield str(getattr(document, "name", None) or f"document {number}"), document
 
 
-class Listing:
-    """A URL as each version lists it: its newest ``<lastmod>`` there, and the first
-    document of that version that lists it (``None``: the version does not)."""
-
-    __slots__ = ("new", "new_in", "old", "old_in")
-
-    def __init__(self) -> None:
-        self.old: str | None = None
-        self.new: str | None = None
-        self.old_in: str | None = None
-        self.new_in: str | None = None
-
-    def see(self, is_new: bool, lastmod: str | None, document: str) -> None:
-        """The URL listed once more, in ``document`` of one version."""
-        listed_in = self.new_in if is_new else self.old_in
-        newest = self.new if is_new else self.old
-        if listed_in is not None and (lastmod is None or not is_newer(lastmod, newest)):
-            return
-        if is_new:
-            self.new, self.new_in = lastmod, listed_in or document
-        else:
-            self.old, self.old_in = lastmod, listed_in or document
-
-
 def compare(old: Iterable[Named], new: Iterable[Named]) -> Iterator[Change]:
     """What ``changes()`` finds, a URL at a time, with the document that lists it: in
     the order the documents list them, the old ones first.
@@ -107,22 +84,28 @@ def compare(old: Iterable[Named], new: Iterable[Named]) -> Iterator[Change]:
     URL in it once whichever versions list it: a change of a million URLs is
     held once, never in two copies (one a version). Raises as ``changes()`` does.
     """
-    urls: dict[str, Listing] = {}
-    for is_new, documents in ((False, old), (True, new)):
+    # Each URL's [old lastmod, old document, new lastmod, new document]: a version's
+    # newest lastmod of the URL, and the first of its documents that lists it
+    # (None: the version does not list it).
+    urls: dict[str, list[str | None]] = {}
+    for side, documents in ((OLD, old), (NEW, new)):
         for name, document in documents:
             for url, lastmod in parsed(document, name):
                 listing = urls.get(url)
                 if listing is None:
-                    listing = urls[url] = Listing()
-                listing.see(is_new, lastmod, name)
-    for url, listing in urls.items():
-        if listing.new_in is None:
-            assert listing.old_in is not None
-            yield Change(url, REMOVED, listing.old, listing.old_in)
-        elif listing.old_in is None:
-            yield Change(url, ADDED, listing.new, listing.new_in)
-        elif listing.new is not None and is_newer(listing.new, listing.old):
-            yield Change(url, CHANGED, listing.new, listing.new_in)
+                    listing = urls[url] = [None, None, None, None]
+                if listing[side + 1] is None:
+                    listing[side], listing[side + 1] = lastmod, name
+                elif lastmod is not None and is_newer(lastmod, listing[side]):
+                    listing[side] = lastmod
+    for url, (was, was_in, now, now_in) in urls.items():
+        if now_in is None:
+            assert was_in is not None
+            yield Change(url, REMOVED, was, was_in)
+        elif was_in is None:
+            yield Change(url, ADDED, now, now_in)
+        elif now is not None and is_newer(now, was):
+            yield Change(url, CHANGED, now, now_in)
 
 
 def parsed(document: bytes | IO[bytes], name: str) -> list[tuple[str, str | None]]:
