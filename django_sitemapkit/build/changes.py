@@ -18,12 +18,21 @@ from dataclasses import dataclass, field
 
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.manifest import Manifest
-from django_sitemapkit.indexnow.compare import Change, Named, compare, states
+from django_sitemapkit.indexnow.compare import (
+    ADDED,
+    CHANGED,
+    REMOVED,
+    Change,
+    Named,
+    compare,
+    states,
+)
 from django_sitemapkit.names import section_of
 
 logger = logging.getLogger("django_sitemapkit")
-#: What ``Change.kind`` can be, in the order the report gives them.
-KINDS = ("added", "removed", "changed")
+#: What ``Change.kind`` can be, in the order the report gives them; each is the name
+#: of the list of ``SectionChanges`` its changes go to.
+KINDS = (ADDED, REMOVED, CHANGED)
 SIDES = ("before", "after")
 
 
