@@ -19,6 +19,7 @@ from django_sitemapkit.setting_rows import (
     Flag,
     Name,
     Path,
+    Percent,
     ProductTokens,
     Seconds,
     Setting,
@@ -158,6 +159,13 @@ class Settings:
         datetime.timedelta(days=1),
         "How often `build_sitemaps` renders every shard again, as `--full` does.",
         Duration(allows_zero=True, or_none=True),
+    )
+    MAX_REMOVED: Setting[int | float | None] = Setting(
+        "int | float | None",
+        None,
+        "The largest share of a site's URLs, in percent, that a build of `build_sitemaps` "
+        "may remove; one that would remove more is refused.",
+        Percent(or_none=True),
     )
     NEWS_MAX_AGE: Setting[datetime.timedelta] = Setting(
         "datetime.timedelta",

@@ -96,6 +96,20 @@ class Seconds(Rule):
 
 
 @dataclass(frozen=True)
+class Percent(Rule):
+    """A share, from 0 to 100 percent."""
+
+    def fits(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        return 0 <= value <= 100  # NaN compares false: refused
+
+    @property
+    def expected(self) -> str:
+        return "a number from 0 to 100"
+
+
+@dataclass(frozen=True)
 class Choice(Rule):
     choices: tuple[str, ...]
 

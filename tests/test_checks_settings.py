@@ -68,3 +68,22 @@ def test_e047_full_build_every(value: object) -> None:
 def test_full_build_every_accepts_a_timedelta_or_none(value: object) -> None:
     with override_settings(SITEMAPKIT_FULL_BUILD_EVERY=value):
         assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", [-1, 101, "20", "20%", True, float("nan")])
+def test_e080_max_removed(value: object) -> None:
+    with override_settings(SITEMAPKIT_MAX_REMOVED=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_MAX_REMOVED is {value!r}, not a number from 0 to 100, or None.",
+                hint="Set it to the percentage of a site's URLs a build may remove (such as "
+                "20), to None for no limit, or remove it.",
+                id="sitemapkit.E080",
+            )
+        ]
+
+
+@pytest.mark.parametrize("value", [0, 20, 12.5, 100, None])
+def test_max_removed_accepts_a_percentage_or_none(value: object) -> None:
+    with override_settings(SITEMAPKIT_MAX_REMOVED=value):
+        assert check_settings() == []

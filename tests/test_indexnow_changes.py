@@ -10,6 +10,7 @@ import pytest
 
 from django_sitemapkit.encoding.encoder import Encoder, Entry, entry_lines, url_element, urlset
 from django_sitemapkit.indexnow import changes
+from django_sitemapkit.indexnow.compare import Change, compare
 
 BASE = "https://www.example.com"
 
@@ -81,3 +82,26 @@ def test_a_document_that_is_no_urlset_is_refused() -> None:
     message = "document 1 is not well-formed XML: no element found: line 10, column 0."
     with pytest.raises(ValueError, match=rf"\A{re.escape(message)}\Z"):
         changes([], [OLD.removesuffix(b"</urlset>\n")])
+
+
+def test_compare_gives_each_change_its_kind_and_the_document_that_lists_it() -> None:
+    # The rule changes() follows, a URL at a time: a URL listed twice on a side
+    # counts once, with its newest lastmod and the first document that lists it.
+    first = document(("/kept/", "2024-01-01"), ("/gone/", "2024-01-02"), ("/moved/", None))
+    second = document(("/twice/", "2024-01-01"))
+    new_first = document(("/kept/", "2024-01-01"), ("/twice/", "2024-03-01"), ("/new/", None))
+    new_second = document(("/moved/", None), ("/twice/", "2024-02-01"))
+    found = compare(
+        [("old-1.xml", first), ("old-2.xml", io.BytesIO(second))],
+        [("new-1.xml", new_first), ("new-2.xml", new_second)],
+    )
+    assert list(found) == [
+        Change(f"{BASE}/gone/", "removed", "2024-01-02", "old-1.xml"),
+        Change(f"{BASE}/twice/", "changed", "2024-03-01", "new-1.xml"),
+        Change(f"{BASE}/new/", "added", None, "new-1.xml"),
+    ]
+    assert changes([first, second], [new_first, new_second]) == {
+        f"{BASE}/gone/": "removed",
+        f"{BASE}/new/": "",
+        f"{BASE}/twice/": "2024-03-01",
+    }

@@ -16,6 +16,7 @@ from django_sitemapkit.setting_rows import (
     Flag,
     Name,
     Path,
+    Percent,
     Rule,
     Seconds,
     Setting,
@@ -55,6 +56,12 @@ RULES = [
         "a positive number of seconds",
         [10, 0.5],
         [0, -1, True, math.inf, math.nan, "10", None],
+    ),
+    (
+        Percent(or_none=True),
+        "a number from 0 to 100",
+        [0, 100, 12.5, None],
+        [-1, 100.5, True, math.nan, math.inf, "20", "20%"],
     ),
     (
         Choice(("a", "b", "c")),

@@ -5,9 +5,11 @@ and the shards the manifest of the published set does not describe as they
 are now are rendered to staging (``render.py``). The new set is then put
 together (``sets.py``): unchanged files kept, the index written, and a
 manifest that describes it all (``manifest.py``). Only when every file is
-written, and validated if asked, is the set published (``directory.py``,
-``destinations.py``). A failure before that leaves the published set exactly
-as it was.
+written, and validated if asked, and what it changes URL by URL compared
+where something reads it (``changes.py``: the report, IndexNow) and found
+within ``--max-removed`` (``guard.py``), is the set published
+(``directory.py``, ``destinations.py``). A failure before that leaves the
+published set exactly as it was.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from django_sitemapkit.build.changes import site_changes
 from django_sitemapkit.build.destinations import Destination, PublishFailed
+from django_sitemapkit.build.guard import RemovalRefused, refuse_removal
 from django_sitemapkit.build.manifest import Manifest
-from django_sitemapkit.build.notify import changed_urls, notify, record
+from django_sitemapkit.build.notify import indexnow_changes, notify, record
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import BuildPlan, next_number, plan_build
 from django_sitemapkit.build.render import Progress, render_shards
-from django_sitemapkit.build.report import BuildResult, RenderedShard, SectionBuild
+from django_sitemapkit.build.report import BuildResult, RenderedShard, SectionBuild, section_builds
 from django_sitemapkit.build.sets import (
     Namer,
     NewSet,
@@ -48,6 +52,7 @@ __all__ = [
     "BuildResult",
     "EmptySet",
     "PublishFailed",
+    "RemovalRefused",
     "SectionBuild",
     "build",
     "plan_build",
@@ -159,10 +164,16 @@ def build_locked(
         from django_sitemapkit.build.validation import validate_set
 
         validate_set(destination, new.written, new.kept)
+    sending = options.indexnow and conf.INDEXNOW_KEY is not None
+    # Only where something reads them: IndexNow compares with a set built with
+    # these settings alone (after a new base URL, every URL would be sent).
+    guarded = old is not None and options.max_removed is not None
+    if options.report or guarded or (sending and recorded is not None):
+        result.changes = site_changes(destination, old, manifest, new.written, result.removed)
     if not new.written and not result.removed and unchanged(manifest, old):
         return result, None
-    sending = options.indexnow and conf.INDEXNOW_KEY is not None
-    changed = changed_urls(destination, recorded, new.written, result.removed) if sending else None
+    refuse_removal(site, destination, result.changes, options.max_removed)
+    changed = indexnow_changes(result.changes) if sending and recorded is not None else None
     notice = record(site, destination, changed) if changed is not None else None
     destination.publish(new.written, manifest.to_json(), result.removed)
     result.published = destination.published = True
@@ -198,28 +209,6 @@ def section_order(site: SitemapSite, old: Manifest | None) -> list[str]:
     return list(dict.fromkeys(order))
 
 
-def section_builds(
-    manifest: Manifest, rendered: list[RenderedShard], sections: list[str]
-) -> list[SectionBuild]:
-    """The summary of each section built, from the manifest and the shards rendered."""
-    builds = []
-    for section in sections:
-        shards = manifest.section_shards(section)
-        mine = [shard for shard in rendered if shard.job.section == section]
-        builds.append(
-            SectionBuild(
-                section,
-                files=[f for shard in shards for f in shard.files],
-                rows=sum(shard.rows for shard in shards),
-                skipped=sum(shard.skipped for shard in shards),
-                shards=len(shards),
-                rendered=len(mine),
-                seconds=sum(shard.seconds for shard in mine),
-            )
-        )
-    return builds
-
-
 def empty_message(destination: Destination, old: Manifest | None) -> str:
     published = (
         f"{destination.label} still has the set it had"
@@ -242,7 +231,7 @@ def failed(destination: Destination, exc: BaseException) -> BaseException:
         if destination.published
         else f"Nothing was published: the files in {destination.label} are as they were."
     )
-    if isinstance(exc, EmptySet | PublishFailed):
+    if isinstance(exc, EmptySet | PublishFailed | RemovalRefused):
         return exc
     if isinstance(exc, KeyboardInterrupt):
         return BuildInterrupted(f"Interrupted. {untouched}")

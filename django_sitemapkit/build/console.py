@@ -1,6 +1,6 @@
 """What ``build_sitemaps`` prints: a line per section (or a progress bar on a terminal),
 the closing table, the dry run's list of files, and, with several sites, a header
-before each site's part."""
+before each site's part and the lines of those that failed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from django.core.management.base import OutputWrapper
 from django.core.management.color import Style
 
-from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.destinations import Destination, PublishFailed
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import plan_build
 from django_sitemapkit.build.report import BuildResult, SectionBuild
@@ -196,3 +196,35 @@ class ProgressBar:
             self.console.stdout.write("\r\033[K", ending="")
         self.section = None
         self.console.section_done(section)
+
+
+def left_behind(destination: Destination, exc: Exception) -> str:
+    """What a site's failed build left in ``destination``, as it is."""
+    if destination.published:
+        return "Its new set was published before it failed."
+    if isinstance(exc, PublishFailed):
+        return "Its publish stopped part-way: some of its files are new."
+    return "Its files are as they were."
+
+
+def failed_sites(failures: list[str], done: int, dry_run: bool) -> str:
+    """One line per site that failed (or ``Site`` row that cannot be a site), and why."""
+    total = len(failures) + done
+    verb = "listed" if dry_run else "built"
+    if done:
+        others = f"the other one was {verb}" if done == 1 else f"the other {done:,} were {verb}"
+        opening = f"The sitemaps of {len(failures):,} of {total:,} sites failed ({others}):"
+    else:
+        opening = f"The sitemaps of {'the site' if total == 1 else f'all {total:,} sites'} failed:"
+    return "\n".join([opening, *(f"- {failure}" for failure in failures)])
+
+
+def interrupted(exc: Exception, done: list[str], left: list[str], failures: list[str]) -> str:
+    """What an interrupted run of several sites had done."""
+    parts = [str(exc)]
+    if done:
+        parts.append(f"Published before: {', '.join(map(repr, done))}.")
+    if left:
+        parts.append(f"Not built: {', '.join(map(repr, left))}.")
+    parts += [f"Failed before: {failure}" for failure in failures]
+    return " ".join(parts)

@@ -6,6 +6,15 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class RemovalLimit:
+    """The largest share of a site's URLs a build may remove (``--max-removed``)."""
+
+    percent: float
+    #: Where it was set, as the refusal names it: the option, or the setting.
+    source: str = "--max-removed"
+
+
+@dataclass(frozen=True)
 class BuildOptions:
     gzip: bool = True
     gzip_links: bool = False
@@ -16,3 +25,7 @@ class BuildOptions:
     indexnow: bool = True
     #: Compress each page's gzip sibling on a second thread (``--jobs`` 2 or more).
     gzip_in_thread: bool = False
+    #: Find the URLs the build adds, changes and removes, for its report (``--report``).
+    report: bool = False
+    #: Refuse to publish a set that removes more of the site's URLs (``guard.py``).
+    max_removed: RemovalLimit | None = None

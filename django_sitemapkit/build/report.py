@@ -1,11 +1,12 @@
-"""What a build did: the shards it rendered, and its set per section, for the command's
-summary."""
+"""What a build did: the shards it rendered, its set per section and what it changed,
+for the command's summary and its report."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from django_sitemapkit.build.changes import SiteChanges
 from django_sitemapkit.build.manifest import Manifest, ManifestFile
 from django_sitemapkit.build.planning import ShardJob
 from django_sitemapkit.indexnow import Submission
@@ -72,3 +73,27 @@ class BuildResult:
     #: to compare with.
     indexnow: Submission | None = None
     indexnow_skipped: str | None = None
+    #: What the build changes URL by URL, when something reads it (``changes.py``).
+    changes: SiteChanges | None = None
+
+
+def section_builds(
+    manifest: Manifest, rendered: list[RenderedShard], sections: list[str]
+) -> list[SectionBuild]:
+    """The summary of each section built, from the manifest and the shards rendered."""
+    builds = []
+    for section in sections:
+        shards = manifest.section_shards(section)
+        mine = [shard for shard in rendered if shard.job.section == section]
+        builds.append(
+            SectionBuild(
+                section,
+                files=[f for shard in shards for f in shard.files],
+                rows=sum(shard.rows for shard in shards),
+                skipped=sum(shard.skipped for shard in shards),
+                shards=len(shards),
+                rendered=len(mine),
+                seconds=sum(shard.seconds for shard in mine),
+            )
+        )
+    return builds

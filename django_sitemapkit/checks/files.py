@@ -23,6 +23,7 @@ def check_file_settings() -> list[CheckMessage]:
         + check_gzip()
         + check_serve()
         + check_values("FULL_BUILD_EVERY")
+        + check_values("MAX_REMOVED")
     )
 
 

@@ -99,6 +99,12 @@ FINDINGS = {
         "renders every shard), to None to do so only with build_sitemaps --full, or remove it.",
         expected="a timedelta of 0 or more, or None",
     ),
+    "MAX_REMOVED": Finding(
+        id="sitemapkit.E080",
+        hint="Set it to the percentage of a site's URLs a build may remove (such as 20), "
+        "to None for no limit, or remove it.",
+        expected="a number from 0 to 100, or None",
+    ),
     "NEWS_MAX_AGE": Finding(
         id="sitemapkit.E030",
         hint="Set it to a datetime.timedelta such as timedelta(days=2) (Google News "

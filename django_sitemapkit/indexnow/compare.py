@@ -1,11 +1,13 @@
-"""What changed between two versions of a site's ``<urlset>`` documents: the URLs to
-tell IndexNow about, each with the state it changed to."""
+"""What changed between two versions of a site's ``<urlset>`` documents: the URLs
+added, changed (a newer ``<lastmod>``) and removed. The one rule of what a change
+is, for what IndexNow is told (``changes()``) and for a build's report and its
+``--max-removed`` guard (``compare()``, read by ``build/changes.py``)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
-from typing import IO
+from collections.abc import Iterable, Iterator
+from typing import IO, NamedTuple
 from xml.parsers import expat
 
 from django_sitemapkit.encoding.encoder import NAMESPACE
@@ -17,7 +19,34 @@ URLSET, URL, LOC, LASTMOD = (f"{NAMESPACE} {name}" for name in ("urlset", "url",
 READ_SIZE = 64 * 1024
 
 
-def changes(old: Iterable[bytes | IO[bytes]], new: Iterable[bytes | IO[bytes]]) -> dict[str, str]:
+#: What a URL's listing did between the two versions (``Change.kind``).
+ADDED, CHANGED = "added", "changed"
+# Where each version's values start in a URL's listing (``compare()``).
+OLD, NEW = 0, 2
+#: A document, and the name messages and ``Change.document`` give it.
+Document = bytes | IO[bytes]
+Named = tuple[str, Document]
+
+
+class Change(NamedTuple):
+    """One URL that ``compare()`` found added, changed or removed (a tuple: a change of
+    a million URLs makes a million of them)."""
+
+    url: str
+    #: ``ADDED``, ``CHANGED`` or ``REMOVED``.
+    kind: str
+    #: Its ``<lastmod>`` in the new documents (in the old ones for a removed URL).
+    lastmod: str | None
+    #: The name of the document that lists it (the old one for a removed URL).
+    document: str
+
+    @property
+    def state(self) -> str:
+        """What IndexNow is told of it: its lastmod, ``""`` for none, or ``"removed"``."""
+        return REMOVED if self.kind == REMOVED else self.lastmod or ""
+
+
+def changes(old: Iterable[Document], new: Iterable[Document]) -> dict[str, str]:
     """The URLs of ``new`` that ``old`` does not list, or lists with an older
     ``<lastmod>`` (or none, where ``new`` has one), and the URLs of ``old`` that
     ``new`` does not list; sorted by URL.
@@ -33,27 +62,50 @@ def changes(old: Iterable[bytes | IO[bytes]], new: Iterable[bytes | IO[bytes]]) 
     or that has a document type declaration (whose entities could make a few
     bytes expand to gigabytes: the app never writes one).
     """
-    before, after = listed(old), listed(new)
-    found = {}
-    for url, lastmod in after.items():
-        if url not in before:
-            found[url] = lastmod or ""
-        elif lastmod is not None and is_newer(lastmod, before[url]):
-            found[url] = lastmod
-    for url in before.keys() - after.keys():
-        found[url] = REMOVED
-    return dict(sorted(found.items()))
+    return states(compare(named(old), named(new)))
 
 
-def listed(documents: Iterable[bytes | IO[bytes]]) -> dict[str, str | None]:
-    """Every ``<loc>`` of the documents and its newest ``<lastmod>``."""
-    urls: dict[str, str | None] = {}
+def states(found: Iterable[Change]) -> dict[str, str]:
+    """Each change's URL and state, sorted by URL: what IndexNow is told."""
+    return dict(sorted((change.url, change.state) for change in found))
+
+
+def named(documents: Iterable[Document]) -> Iterator[Named]:
+    """Each document with its file's name, or its place among them."""
     for number, document in enumerate(documents, 1):
-        name = getattr(document, "name", None) or f"document {number}"
-        for url, lastmod in parsed(document, str(name)):
-            if url not in urls or (lastmod is not None and is_newer(lastmod, urls[url])):
-                urls[url] = lastmod
-    return urls
+        yield str(getattr(document, "name", None) or f"document {number}"), document
+
+
+def compare(old: Iterable[Named], new: Iterable[Named]) -> Iterator[Change]:
+    """What ``changes()`` finds, a URL at a time, with the document that lists it: in
+    the order the documents list them, the old ones first.
+
+    Both versions are read into one map before the first change is given, each
+    URL in it once whichever versions list it: a change of a million URLs is
+    held once, never in two copies (one a version). Raises as ``changes()`` does.
+    """
+    # Each URL's [old lastmod, old document, new lastmod, new document]: a version's
+    # newest lastmod of the URL, and the first of its documents that lists it
+    # (None: the version does not list it).
+    urls: dict[str, list[str | None]] = {}
+    for side, documents in ((OLD, old), (NEW, new)):
+        for name, document in documents:
+            for url, lastmod in parsed(document, name):
+                listing = urls.get(url)
+                if listing is None:
+                    listing = urls[url] = [None, None, None, None]
+                if listing[side + 1] is None:
+                    listing[side], listing[side + 1] = lastmod, name
+                elif lastmod is not None and is_newer(lastmod, listing[side]):
+                    listing[side] = lastmod
+    for url, (was, was_in, now, now_in) in urls.items():
+        if now_in is None:
+            assert was_in is not None
+            yield Change(url, REMOVED, was, was_in)
+        elif was_in is None:
+            yield Change(url, ADDED, now, now_in)
+        elif now is not None and is_newer(now, was):
+            yield Change(url, CHANGED, now, now_in)
 
 
 def parsed(document: bytes | IO[bytes], name: str) -> list[tuple[str, str | None]]:

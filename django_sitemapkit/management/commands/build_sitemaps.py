@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.build import BuildInterrupted, build
-from django_sitemapkit.build.console import Console
-from django_sitemapkit.build.destinations import Destination, PublishFailed
+from django_sitemapkit.build.console import Console, failed_sites, interrupted, left_behind
+from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.directory import destination_for
-from django_sitemapkit.build.options import BuildOptions
+from django_sitemapkit.build.options import BuildOptions, RemovalLimit
+from django_sitemapkit.build.report import BuildResult
+from django_sitemapkit.build.report_file import Report, now, report_to, reported
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
+from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.conf import conf
 from django_sitemapkit.distributed.coordinator import Dispatch
 from django_sitemapkit.distributed.engines import ENGINES, engine_named
@@ -31,6 +35,16 @@ def positive_int(value: str) -> int:
     number = int(value)
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return number
+
+
+def percent(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not 0 <= number <= 100:  # NaN compares false too
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 100, not {value}")
     return number
 
 
@@ -83,6 +97,19 @@ class Command(BaseCommand):
             "SITEMAPKIT_INDEXNOW_KEY is set).",
         )
         parser.add_argument(
+            "--max-removed",
+            type=percent,
+            metavar="PERCENT",
+            help="Refuse to publish a site's set if it would remove more than PERCENT of its "
+            "URLs (default: SITEMAPKIT_MAX_REMOVED, else no limit).",
+        )
+        parser.add_argument(
+            "--report",
+            metavar="FILE",
+            help="Write the URLs each site's build added, removed and changed, and its files "
+            "and times, to FILE as JSON.",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="Print what would be written; write nothing."
         )
         parser.add_argument(
@@ -120,7 +147,14 @@ class Command(BaseCommand):
             validate=options["validate"],
             full=options["full"],
             indexnow=options["indexnow"],
+            report=options["report"] is not None,
+            max_removed=removal_limit(options["max_removed"]),
         )
+        if options["report"] is not None and options["dry_run"]:
+            raise CommandError(
+                "--report lists the URLs a build changes, which a dry run does not render: "
+                "drop --dry-run, or --report."
+            )
         if options["via"] is not None and options["jobs"] > 1:
             raise CommandError(
                 f"--jobs renders shards in processes of this machine and --via on the workers "
@@ -135,13 +169,29 @@ class Command(BaseCommand):
             planned = site_builds(sites, options["section"])
             # Every destination first: one that cannot be is no one site's failure.
             places = [(each, self.destination(each, options)) for each in planned]
+            report = report_to(options["report"])
         except BuildError as exc:
             raise CommandError(str(exc)) from exc
+        try:
+            with reported(report, lambda path: console.info(f"Wrote the report to {path}.")):
+                self.build_sites(console, places, build_options, options, report, failures)
+        except BuildError as exc:  # the report's own
+            raise CommandError(str(exc)) from exc
+
+    def build_sites(
+        self,
+        console: Console,
+        places: list[tuple[SiteBuild, Destination]],
+        build_options: BuildOptions,
+        options: dict[str, Any],
+        report: Report,
+        failures: list[str],
+    ) -> None:
         if not several_sites():
             # The project's only site: its error is the command's, as it always was.
             (only, destination), *_ = places
             try:
-                self.build_site(console, only, destination, build_options, options)
+                self.build_site(console, only, destination, build_options, options, report)
             except BuildInterrupted as exc:
                 raise CommandError(str(exc), returncode=130) from exc
             except BuildError as exc:
@@ -151,7 +201,7 @@ class Command(BaseCommand):
         for number, (each, destination) in enumerate(places):
             console.site_header(each.site)
             try:
-                self.build_site(console, each, destination, build_options, options)
+                self.build_site(console, each, destination, build_options, options, report)
             except BuildInterrupted as exc:
                 left = [other.site.name for other, _ in places[number + 1 :]]
                 raise CommandError(interrupted(exc, done, left, failures), returncode=130) from exc
@@ -178,18 +228,40 @@ class Command(BaseCommand):
         destination: Destination,
         build_options: BuildOptions,
         options: dict[str, Any],
+        report: Report,
     ) -> None:
         if planned.partial and not planned.sources:
             console.nothing_listed()
+            report.add(planned.site, destination, now())
             return
         if options["dry_run"]:
             console.dry_run(destination, planned, build_options)
             return
+        started = now()
+        try:
+            result = self.build_one(console, planned, destination, build_options, options)
+        except BuildInterrupted:
+            report.discard()  # an interrupted run reports nothing
+            raise
+        except Exception as exc:
+            report.add(planned.site, destination, started, error=exc)
+            raise
+        report.add(planned.site, destination, started, result)
+        console.report(planned.site, destination, result)
+
+    def build_one(
+        self,
+        console: Console,
+        planned: SiteBuild,
+        destination: Destination,
+        build_options: BuildOptions,
+        options: dict[str, Any],
+    ) -> BuildResult:
         via = options["via"]
         # A distributed build prints its own progress (shards, not rows).
         renderer = None if via is None else dispatch(console, via, planned.site, build_options)
         progress = None if via is not None else console.progress_bar(planned.site)
-        result = build(
+        return build(
             destination,
             planned.sources,
             build_options,
@@ -200,7 +272,6 @@ class Command(BaseCommand):
             done=console.section_done if progress is None else progress.finish,
             renderer=renderer,
         )
-        console.report(planned.site, destination, result)
 
     def destination(self, planned: SiteBuild, options: dict[str, Any]) -> Destination:
         if options["via"] is None:
@@ -208,41 +279,19 @@ class Command(BaseCommand):
         return shared_destination(planned.site, options["output"])
 
 
+def removal_limit(option: float | None) -> RemovalLimit | None:
+    """``--max-removed``, else ``SITEMAPKIT_MAX_REMOVED`` (judged here too: a command run by
+    ``call_command()`` skips the system checks)."""
+    if option is not None:
+        return RemovalLimit(option)
+    for error in check_values("MAX_REMOVED"):
+        raise CommandError(f"{error.msg} {error.hint} ({error.id})")
+    setting = conf.MAX_REMOVED
+    return None if setting is None else RemovalLimit(setting, "SITEMAPKIT_MAX_REMOVED")
+
+
 def dispatch(console: Console, via: str, site: SitemapSite, options: BuildOptions) -> Dispatch:
     engine = engine_named(via)
     terminal = console.stdout.isatty()
     progress = ShardProgress(console.stdout, terminal, engine.label)
     return Dispatch(engine, site, options, progress if console.verbosity >= 1 else None)
-
-
-def left_behind(destination: Destination, exc: Exception) -> str:
-    """What a site's failed build left in ``destination``, as it is."""
-    if destination.published:
-        return "Its new set was published before it failed."
-    if isinstance(exc, PublishFailed):
-        return "Its publish stopped part-way: some of its files are new."
-    return "Its files are as they were."
-
-
-def failed_sites(failures: list[str], done: int, dry_run: bool) -> str:
-    """One line per site that failed (or ``Site`` row that cannot be a site), and why."""
-    total = len(failures) + done
-    verb = "listed" if dry_run else "built"
-    if done:
-        others = f"the other one was {verb}" if done == 1 else f"the other {done:,} were {verb}"
-        opening = f"The sitemaps of {len(failures):,} of {total:,} sites failed ({others}):"
-    else:
-        opening = f"The sitemaps of {'the site' if total == 1 else f'all {total:,} sites'} failed:"
-    return "\n".join([opening, *(f"- {failure}" for failure in failures)])
-
-
-def interrupted(
-    exc: BuildInterrupted, done: list[str], left: list[str], failures: list[str]
-) -> str:
-    parts = [str(exc)]
-    if done:
-        parts.append(f"Published before: {', '.join(map(repr, done))}.")
-    if left:
-        parts.append(f"Not built: {', '.join(map(repr, left))}.")
-    parts += [f"Failed before: {failure}" for failure in failures]
-    return " ".join(parts)
