@@ -18,7 +18,6 @@ from testapp import urls_robots
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
-from django_sitemapkit import InvalidEntry
 from django_sitemapkit.sites.robots_rules import Decision, Rule
 from django_sitemapkit.sites.robots_txt import forget
 from django_sitemapkit.sources.disallowed import Listed

@@ -1,7 +1,8 @@
 """The locations a site's robots.txt disallows (``SITEMAPKIT_ROBOTS``): under
 ``"exclude"`` each is left out as a declared exclusion is (skipped and logged once per
-reason per page, never raised in strict mode: nothing is wrong with the row); under ``"warn"`` they are counted, with
-the first few, for the build's warning and the system check.
+reason per page, never raised in strict mode: nothing is wrong with the row); under
+``"warn"`` they are counted, with the first few, for the build's warning and the system
+check.
 
 A location counts as disallowed when any crawler of ``SITEMAPKIT_ROBOTS_AGENTS`` may
 not fetch it: a URL one search engine will not crawl is reported by that engine as
