@@ -1,0 +1,448 @@
+"""``manage.py verify_sitemaps`` as a user meets it: each planted problem reported with
+its reason, and nothing else; the exit status, the JSON report, the options."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource, PagesSource
+from verified import articles, verify, verify_site  # noqa: F401 (a fixture)
+
+from django_sitemapkit.management.commands.verify_sitemaps import Command
+from django_sitemapkit.names import MANIFEST_FILENAME
+from django_sitemapkit.verification.reasons import KINDS
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_site")]
+Sources = Callable[..., None]
+BASE = "https://www.example.com"
+
+
+class Translated(ArticleSource):
+    """Each article an English or German version of a topic (``en-tea``, ``de-tea``),
+    listing both; ``de-lonely`` lists only itself, so ``en-lonely`` is not listed back."""
+
+    def alternates(self, row: dict[str, Any]) -> dict[str, str]:
+        slug = row["slug"]
+        language, _, topic = slug.partition("-")
+        if slug == "de-lonely":
+            return {language: f"/articles/{slug}/"}
+        return {"en": f"/articles/en-{topic}/", "de": f"/articles/de-{topic}/"}
+
+
+def json_report(path: Path, **found: Any) -> dict[str, Any]:
+    """The whole report of a database run of the ``articles`` section."""
+    return {
+        "format": 1,
+        "source": "database",
+        "sample": None,
+        "reasons": KINDS,
+        "unchecked_alternates": 0,
+        **found,
+    }
+
+
+def test_help_is_one_line() -> None:
+    assert "\n" not in Command.help
+
+
+def test_a_clean_site_has_no_problem(sources: Sources) -> None:
+    sources(ArticleSource, PagesSource)
+    articles("first", "second")
+    assert verify() == (
+        "articles: 2 of 2 URLs requested, 0 problems (S s)\n"
+        "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
+        "No problem found.\n"
+        "4 URLs requested in S s, S ms a URL.\n",
+        "",
+        0,
+    )
+
+
+PLANTED = [
+    ("missing", "not-found", "404"),
+    ("moved", "redirect", f"301 to {BASE}/articles/elsewhere/"),
+    ("private", "login", f"302 to {BASE}/accounts/login/?next=/articles/private/"),
+    ("meta-noindex", "noindex", '<meta name="robots" content="noindex, follow">'),
+    ("header-noindex", "noindex", "X-Robots-Tag: googlebot: noindex"),
+    ("copy", "canonical", f'{BASE}/articles/original/ (<link rel="canonical">)'),
+    ("broken", "server-error", "500, ValueError: the template is missing"),
+]
+
+
+@pytest.mark.parametrize(("slug", "code", "detail"), PLANTED)
+def test_a_planted_problem_is_reported_alone(
+    sources: Sources, tmp_path: Path, slug: str, code: str, detail: str
+) -> None:
+    sources(ArticleSource)
+    articles("first", slug, "last")
+    url = f"{BASE}/articles/{slug}/"
+    assert verify(json=str(tmp_path / "report.json")) == (
+        "articles: 3 of 3 URLs requested, 1 problem (S s)\n"
+        "Found 1 problem:\n"
+        f"articles, {KINDS[code]}: 1 URL\n"
+        f"  {url}  {detail}\n"
+        "3 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        1,
+    )
+    assert json.loads((tmp_path / "report.json").read_text()) == json_report(
+        tmp_path,
+        problems=[
+            {"site": "default", "section": "articles", "url": url, "reason": code, "detail": detail}
+        ],
+        sections=[
+            {
+                "site": "default",
+                "section": "articles",
+                "listed": 3,
+                "requested": 3,
+                "problems": {code: 1},
+            }
+        ],
+        requested=3,
+        problems_found=1,
+    )
+
+
+def test_alternates_that_are_not_listed_back(sources: Sources, tmp_path: Path) -> None:
+    sources(Translated)
+    articles("en-tea", "de-tea", "en-lonely", "de-lonely")
+    url = f"{BASE}/articles/en-lonely/"
+    detail = f"de {BASE}/articles/de-lonely/ does not list it back"
+    assert verify(json=str(tmp_path / "report.json")) == (
+        "articles: 4 of 4 URLs requested, 0 problems (S s)\n"
+        "Found 1 problem:\n"
+        f"articles, {KINDS['hreflang']}: 1 URL\n"
+        f"  {url}  {detail}\n"
+        "4 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        1,
+    )
+    assert json.loads((tmp_path / "report.json").read_text()) == json_report(
+        tmp_path,
+        problems=[
+            {
+                "site": "default",
+                "section": "articles",
+                "url": url,
+                "reason": "hreflang",
+                "detail": detail,
+            }
+        ],
+        sections=[
+            {
+                "site": "default",
+                "section": "articles",
+                "listed": 4,
+                "requested": 4,
+                "problems": {"hreflang": 1},
+            }
+        ],
+        requested=4,
+        problems_found=1,
+    )
+
+
+def test_every_kind_at_once_in_the_order_of_kinds(sources: Sources) -> None:
+    sources(ArticleSource)
+    slugs = [slug for slug, _, _ in PLANTED]
+    articles("first", *slugs)
+    assert verify("--max-shown", "1") == (
+        "articles: 8 of 8 URLs requested, 7 problems (S s)\n"
+        "Found 7 problems:\n"
+        "articles, not found (404): 1 URL\n"
+        f"  {BASE}/articles/missing/  404\n"
+        "articles, server error (5xx): 1 URL\n"
+        f"  {BASE}/articles/broken/  500, ValueError: the template is missing\n"
+        "articles, redirects to the login page: 1 URL\n"
+        f"  {BASE}/articles/private/  302 to {BASE}/accounts/login/?next=/articles/private/\n"
+        "articles, redirects: 1 URL\n"
+        f"  {BASE}/articles/moved/  301 to {BASE}/articles/elsewhere/\n"
+        "articles, marked noindex: 2 URLs\n"
+        f'  {BASE}/articles/meta-noindex/  <meta name="robots" content="noindex, follow">\n'
+        "  ... and 1 more\n"
+        "articles, its canonical URL is another: 1 URL\n"
+        f'  {BASE}/articles/copy/  {BASE}/articles/original/ (<link rel="canonical">)\n'
+        "8 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 7 problems found, more than --max-problems 0.\n",
+        1,
+    )
+
+
+def test_max_problems_tolerates_that_many(sources: Sources) -> None:
+    sources(ArticleSource)
+    articles("first", "missing")
+    stdout, stderr, status = verify("--max-problems", "1")
+    assert (stderr, status) == ("", 0)
+    assert f"  {BASE}/articles/missing/  404\n" in stdout
+
+
+def test_a_sample_requests_urls_spread_evenly(sources: Sources) -> None:
+    sources(ArticleSource)
+    # With 10 URLs, a sample of 3 requests positions 0, 3 and 6.
+    articles("a0", "a1", "a2", "missing", "moved", "a5", "a6", "a7", "a8", "a9")
+    assert verify("--sample", "3") == (
+        "articles: 3 of 10 URLs requested, 1 problem (S s)\n"
+        "Found 1 problem:\n"
+        "articles, not found (404): 1 URL\n"
+        f"  {BASE}/articles/missing/  404\n"
+        "3 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        1,
+    )
+
+
+def test_dry_run_counts_what_would_be_requested(sources: Sources) -> None:
+    sources(ArticleSource, PagesSource)
+    articles(*(f"a{number}" for number in range(10)))
+    assert verify("--dry-run", "--sample", "3") == (
+        "articles: would request 3 of 10 URLs\n"
+        "pages: would request 2 of 2 URLs\n"
+        "Dry run: 5 URLs would be requested.\n",
+        "",
+        0,
+    )
+
+
+def test_no_url_listed_is_nothing_to_do(sources: Sources) -> None:
+    sources(ArticleSource)
+    assert verify() == ("No sitemap section lists a URL: nothing to do.\n", "", 0)
+
+
+def test_section_chooses_the_sections(sources: Sources) -> None:
+    sources(ArticleSource, PagesSource)
+    articles("missing")
+    assert verify("--section", "pages") == (
+        "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
+        "No problem found.\n"
+        "2 URLs requested in S s, S ms a URL.\n",
+        "",
+        0,
+    )
+
+
+def test_an_unknown_section_names_the_sections(sources: Sources) -> None:
+    sources(ArticleSource, PagesSource)
+    assert verify("--section", "nope") == (
+        "",
+        "CommandError: No sitemap section named 'nope'; the sections are 'articles', 'pages'.\n",
+        1,
+    )
+
+
+def test_an_unknown_site_is_an_error(sources: Sources) -> None:
+    sources(ArticleSource)
+    assert verify("--site", "shop") == (
+        "",
+        "CommandError: No site named 'shop': SITEMAPKIT_SITES is not set, so the project's "
+        "only site is 'default'.\n",
+        1,
+    )
+
+
+def test_no_source_registered_is_an_error(sources: Sources) -> None:
+    sources()
+    stdout, stderr, status = verify()
+    assert (stdout, status) == ("", 1)
+    assert stderr.startswith("CommandError: No sitemap source is registered: nothing to verify.")
+
+
+def test_each_site_is_requested_on_its_own_host(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    articles("first")
+    sites = {"www": BASE, "shop": "http://shop.example.com:8080"}
+    allowed = ["www.example.com", "shop.example.com"]
+    with override_settings(SITEMAPKIT_SITES=sites, ALLOWED_HOSTS=allowed):
+        # Each page's canonical is built on the host and scheme it was asked on.
+        assert verify() == (
+            f"Site 'www' on {BASE}:\n"
+            "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
+            "Site 'shop' on http://shop.example.com:8080:\n"
+            "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
+            "No problem found.\n"
+            "2 URLs requested in S s, S ms a URL.\n",
+            "",
+            0,
+        )
+        assert verify("--site", "shop", "--dry-run") == (
+            "Site 'shop' on http://shop.example.com:8080:\n"
+            "articles: would request 1 of 1 URLs\n"
+            "Dry run: 1 URL would be requested.\n",
+            "",
+            0,
+        )
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_progress_bar(sources: Sources) -> None:
+    sources(ArticleSource)
+    articles(*(f"a{number}" for number in range(120)))
+    stdout = Terminal()
+    call_command("verify_sitemaps", stdout=stdout)
+    output = stdout.getvalue()
+    # Drawn after each batch of 50 URLs (at most ten times a second).
+    bar = re.search(r"\rarticles  \[(#*-*)\]  50/120 URLs  [\d,]+ URLs/s  ETA \d+ s", output)
+    assert bar is not None, output[:300]
+    assert len(bar[1]) == 24
+    assert "\r\x1b[Karticles: 120 of 120 URLs requested, 0 problems" in output
+
+
+class Failing(ArticleSource):
+    def location(self, row: Any) -> str:
+        raise RuntimeError("the database went away")
+
+
+def test_a_failed_run_leaves_the_last_json_report(sources: Sources, tmp_path: Path) -> None:
+    sources(Failing)
+    articles("first")
+    report = tmp_path / "report.json"
+    report.write_text("the last report\n")
+    with pytest.raises(RuntimeError, match="the database went away"):
+        call_command("verify_sitemaps", json=str(report), stdout=io.StringIO())
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["report.json"]
+    assert report.read_text() == "the last report\n"
+
+
+# -- --built: the URLs of the published files --------------------------------------------
+
+
+@pytest.fixture
+def built(sources: Sources, out: Path) -> Iterator[Path]:
+    """A set built by ``build_sitemaps`` into ``out``, which the settings name."""
+    sources(ArticleSource, PagesSource)
+    articles("first", "deleted-since", "last")
+    call_command("build_sitemaps", output=str(out), verbosity=0)
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=str(out)):
+        yield out
+
+
+def test_built_verifies_the_urls_of_the_published_files(built: Path) -> None:
+    Article.objects.filter(slug="deleted-since").delete()
+    url = f"{BASE}/articles/deleted-since/"
+    # The database no longer lists the article; the published file still does.
+    assert verify()[2] == 0
+    assert verify("--built") == (
+        "articles: 3 of 3 URLs requested, 1 problem (S s)\n"
+        "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
+        "Found 1 problem:\n"
+        "articles, not found (404): 1 URL\n"
+        f"  {url}  404\n"
+        "5 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        1,
+    )
+
+
+def test_built_with_a_sample_and_a_section(built: Path) -> None:
+    assert verify("--built", "--dry-run", "--sample", "2", "--section", "articles") == (
+        "articles: would request 2 of 3 URLs\nDry run: 2 URLs would be requested.\n",
+        "",
+        0,
+    )
+    assert verify("--built", "--section", "nope") == (
+        "",
+        "CommandError: No built section named 'nope'; the sections are 'articles', 'pages'.\n",
+        1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY a "aaaaaaaa">]>\n<urlset/>',
+            "sitemap-articles-1.xml has a document type declaration, which is refused",
+        ),
+        (
+            b"<html><body>Not a sitemap</body></html>",
+            "sitemap-articles-1.xml is not a <urlset> document",
+        ),
+        (
+            b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>',
+            "sitemap-articles-1.xml is not well-formed XML: no element found: line 1, column 70",
+        ),
+    ],
+)
+def test_a_damaged_page_file_is_a_problem_of_its_own(built: Path, content: bytes, why: str) -> None:
+    (built / "sitemap-articles-1.xml").write_bytes(content)
+    assert verify("--built") == (
+        "articles: 0 of 3 URLs requested, 1 problem (S s)\n"
+        "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
+        "Found 1 problem:\n"
+        f"articles, {KINDS['unreadable']}: 1 URL\n"
+        f"  {BASE}/sitemap-articles-1.xml  {why}\n"
+        "2 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        1,
+    )
+
+
+def test_a_page_file_gone_is_a_problem(built: Path) -> None:
+    (built / "sitemap-articles-1.xml").unlink()
+    stdout, _, status = verify("--built")
+    assert status == 1
+    assert (
+        f"  {BASE}/sitemap-articles-1.xml  it is not in the built set, which its manifest lists\n"
+        in stdout
+    )
+
+
+def test_built_without_a_set_says_so(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource)
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=str(tmp_path)):
+        assert verify("--built") == (
+            "",
+            "CommandError: Site 'default' has no built set (sitemapkit-manifest.json is not "
+            "there); run build_sitemaps first, or verify the database's sitemap without "
+            "--built.\n",
+            1,
+        )
+
+
+def test_built_refuses_a_manifest_it_cannot_trust(built: Path) -> None:
+    (built / MANIFEST_FILENAME).write_text('{"format": 2, "site": 1}')
+    stdout, stderr, status = verify("--built")
+    assert (stdout, status) == ("", 1)
+    assert stderr.startswith(
+        "CommandError: sitemapkit-manifest.json of site 'default' cannot be read (Invalid: "
+    )
+    assert stderr.endswith("; run build_sitemaps to publish a new one.\n")
+
+
+def test_built_without_a_place_names_the_settings(sources: Sources) -> None:
+    sources(ArticleSource)
+    assert verify("--built") == (
+        "",
+        "CommandError: The built set of site 'default' cannot be read: SITEMAPKIT_SERVE is "
+        "'database' but neither SITEMAPKIT_OUTPUT_DIR nor SITEMAPKIT_STORAGE is set, so there "
+        "are no files to serve.\n",
+        1,
+    )
+
+
+# -- --jobs ----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_jobs_request_in_processes_with_the_same_report(sources: Sources, tmp_path: Path) -> None:
+    sources(ArticleSource, PagesSource)
+    slugs = [slug for slug, _, _ in PLANTED]
+    articles(*(f"a{number}" for number in range(60)), *slugs)
+    one = verify(json=str(tmp_path / "one.json"))
+    two = verify("--jobs", "2", json=str(tmp_path / "two.json"))
+    assert two == one
+    assert one[0].startswith("articles: 67 of 67 URLs requested, 7 problems (S s)\n")
+    assert (tmp_path / "two.json").read_text() == (tmp_path / "one.json").read_text()

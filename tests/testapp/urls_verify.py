@@ -1,0 +1,17 @@
+"""The articles' pages of ``testapp/views_verify.py``, a login page, the static pages and
+the sitemaps: what ``verify_sitemaps`` requests in its tests."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+from testapp import views_verify
+from testapp.urls import page
+
+urlpatterns = [
+    path("", page, name="home"),
+    path("about/", page, name="about"),
+    path("articles/<str:slug>/", views_verify.article, name="article-detail"),
+    path("accounts/login/", views_verify.login, name="login"),
+    path("", include("django_sitemapkit.urls")),
+]

@@ -1,0 +1,62 @@
+"""Article pages for ``verify_sitemaps`` (``tests/test_verify_sitemaps.py``): each a
+clean page with its own canonical URL, except the planted rows, whose slug chooses
+the problem."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+
+from testapp.models import Article
+
+#: What the views' ``on_commit`` hooks did (none may run under verify_sitemaps).
+committed: list[str] = []
+
+
+def html(title: str, head: str) -> HttpResponse:
+    return HttpResponse(
+        "<!doctype html>\n<html><head><title>" + title + "</title>" + head + "</head>"
+        "<body><h1>" + title + "</h1></body></html>"
+    )
+
+
+def own_canonical(request: HttpRequest) -> str:
+    return f'<link rel="canonical" href="{request.build_absolute_uri()}">'
+
+
+def article(request: HttpRequest, slug: str) -> HttpResponse:
+    found = get_object_or_404(Article, slug=slug)
+    if slug == "missing":
+        # A listed row the page does not show: what a stricter queryset does.
+        raise Http404("No such article.")
+    if slug == "moved":
+        return HttpResponseRedirect("/articles/elsewhere/", status=301)
+    if slug == "private":
+        return login_required(lambda request: html(found.title, own_canonical(request)))(request)
+    if slug == "broken":
+        raise ValueError("the template is missing")
+    if slug == "meta-noindex":
+        return html(found.title, '<meta name="robots" content="noindex, follow">')
+    if slug == "header-noindex":
+        response = html(found.title, own_canonical(request))
+        response["X-Robots-Tag"] = "googlebot: noindex"
+        return response
+    if slug == "copy":
+        return html(found.title, '<link rel="canonical" href="../original/">')
+    if slug == "writer":
+        return writing(request, found)
+    return html(found.title, own_canonical(request))
+
+
+def writing(request: HttpRequest, found: Article) -> HttpResponse:
+    """A page that writes on every view: a counter, a log row, a hook after commit."""
+    Article.objects.filter(pk=found.pk).update(title="viewed")
+    Article.objects.create(slug="written-by-a-view", published=False)
+    transaction.on_commit(lambda: committed.append(found.slug or ""))
+    return html(found.title, own_canonical(request))
+
+
+def login(request: HttpRequest) -> HttpResponse:
+    return html("Log in", own_canonical(request))
