@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
+from testapp import views_verify
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 from verified import articles, verify, verify_site  # noqa: F401 (a fixture)
@@ -446,3 +447,18 @@ def test_jobs_request_in_processes_with_the_same_report(sources: Sources, tmp_pa
     assert two == one
     assert one[0].startswith("articles: 67 of 67 URLs requested, 7 problems (S s)\n")
     assert (tmp_path / "two.json").read_text() == (tmp_path / "one.json").read_text()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verifying_changes_no_data(sources: Sources) -> None:
+    # The "writer" page updates its article, inserts one and hooks on_commit each time
+    # it is viewed; transaction=True: the command's transactions are the real ones.
+    sources(ArticleSource)
+    articles("first", "writer")
+    views_verify.committed.clear()
+    assert verify()[2] == 0
+    assert list(Article.objects.values_list("slug", "title")) == [
+        ("first", "First"),
+        ("writer", "Writer"),
+    ]
+    assert views_verify.committed == []

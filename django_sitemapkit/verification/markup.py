@@ -44,6 +44,9 @@ VALUED_DIRECTIVES = frozenset(
 HEAD_ELEMENTS = frozenset(
     {"html", "head", "meta", "link", "title", "style", "script", "base", "noscript", "template"}
 )
+# A crawler's name as X-Robots-Tag writes it: one word (the product token of RFC 9110
+# section 10.1.5), so that the halves of a date's "15:00:00" are none.
+AGENT = re.compile(r"[a-z0-9_.-]+")
 # Where a head surely ends: its end tag, or the body's start tag.
 HEAD_END = re.compile(r"</head\s*>|<body[\s>/]", re.IGNORECASE)
 #: The most characters of a header value a report repeats.
@@ -58,9 +61,10 @@ def noindex_for(directives: str, crawler: str | None = None) -> str | None:
     for item in directives.split(","):
         item = item.strip().lower()
         name, colon, rest = item.partition(":")
-        if colon and crawler is None and name.strip() not in VALUED_DIRECTIVES:
+        name = name.strip()
+        if colon and crawler is None and AGENT.fullmatch(name) and name not in VALUED_DIRECTIVES:
             # "googlebot: noindex": this item and the next ones are googlebot's.
-            agent = name.strip()
+            agent = name
             item = rest.strip()
         directive = item.partition(":")[0].strip()
         if directive in NOINDEX_DIRECTIVES and (agent is None or counts(agent)):

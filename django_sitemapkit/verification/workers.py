@@ -58,6 +58,10 @@ def requested(site: SitemapSite, batch: Batch) -> Done:
     return Done(batch.section, len(batch.urls), problems)
 
 
+def started() -> None:
+    """The first task of a pool, which starts its processes."""
+
+
 class Requests:
     """Sends batches to be requested and gives back what was found, in order."""
 
@@ -67,10 +71,13 @@ class Requests:
         self.waiting: deque[Future[Done]] = deque()
         self.ahead = jobs * AHEAD
         if jobs > 1:
-            # Forked processes must not share this one's connections (build/render.py).
+            # Forked processes must not share this one's connections (build/render.py):
+            # closed, then every process forked at once (a pool forks them all at its
+            # first task), before this one reads a page on a new connection.
             connections.close_all()
             context = multiprocessing.get_context("fork")
             self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+            self.pool.submit(started).result()
 
     def send(self, batch: Batch) -> Iterator[Done]:
         """Request ``batch``; what is done by now, in order."""

@@ -13,5 +13,8 @@ urlpatterns = [
     path("about/", page, name="about"),
     path("articles/<str:slug>/", views_verify.article, name="article-detail"),
     path("accounts/login/", views_verify.login, name="login"),
+    path("echo/", views_verify.echo),
+    path("streamed/long/", views_verify.streamed, {"fails": False}),
+    path("streamed/failing/", views_verify.streamed, {"fails": True}),
     path("", include("django_sitemapkit.urls")),
 ]

@@ -4,9 +4,17 @@ the problem."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    StreamingHttpResponse,
+)
 from django.shortcuts import get_object_or_404
 
 from testapp.models import Article
@@ -60,3 +68,24 @@ def writing(request: HttpRequest, found: Article) -> HttpResponse:
 
 def login(request: HttpRequest) -> HttpResponse:
     return html("Log in", own_canonical(request))
+
+
+def echo(request: HttpRequest) -> HttpResponse:
+    """A page whose canonical URL is the request's own, as the view sees it (scheme,
+    host, script name, path and query), and whose title is its user agent."""
+    return html(request.headers.get("User-Agent", ""), own_canonical(request))
+
+
+def streamed(request: HttpRequest, fails: bool) -> StreamingHttpResponse:
+    """A page streamed in pieces: a megabyte and more of head before its robots tag,
+    or a head that fails after its first bytes."""
+
+    def pieces() -> Iterator[bytes]:
+        yield b"<!doctype html><html><head><title>Long</title>"
+        if fails:
+            raise ConnectionError("the upstream service went away")
+        for _ in range(20):
+            yield b"<style>" + b" " * 65_536 + b"</style>"
+        yield b'<meta name="robots" content="noindex"></head><body></body></html>'
+
+    return StreamingHttpResponse(pieces(), content_type="text/html; charset=utf-8")
