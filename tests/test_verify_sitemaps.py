@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +21,7 @@ from django.test import override_settings
 from testapp import views_verify
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
-from verified import articles, verify, verify_site  # noqa: F401 (a fixture)
+from verified import TIMINGS, articles, verify, verify_site  # noqa: F401 (a fixture)
 
 from django_sitemapkit.management.commands.verify_sitemaps import Command
 from django_sitemapkit.names import MANIFEST_FILENAME
@@ -462,3 +467,148 @@ def test_verifying_changes_no_data(sources: Sources) -> None:
         ("writer", "Writer"),
     ]
     assert views_verify.committed == []
+
+
+# -- the example project -----------------------------------------------------------------
+
+EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "example_project"
+# What the example project reads that must come from this test, not from the suite's
+# environment (tests/test_browser.py drops the same).
+CHILD_ENV_DROPPED = (
+    "DJANGO_SETTINGS_MODULE",
+    "PYTHONPATH",
+    "PYTHONSAFEPATH",
+    "PYTHONSTARTUP",
+    "EXAMPLE_DATABASE",
+    "SITEMAPKIT_BASE_URL",
+    "SITEMAPKIT_SERVE",
+    "SITEMAPKIT_OUTPUT_DIR",
+)
+# A developer's mistakes, planted in a copy of the example's URLconf: one post's page
+# answers 404, another's says noindex. The example's own code stays as it is.
+PLANTED_URLS = """
+from django.http import Http404
+from django.urls import path
+
+from blog import views
+from mysite.urls import urlpatterns as example_patterns
+
+GONE, NOINDEX = {gone!r}, {noindex!r}
+
+
+def post_detail(request, category, slug):
+    if slug == GONE:
+        raise Http404("Deleted by mistake.")
+    response = views.post_detail(request, category, slug)
+    if slug == NOINDEX:
+        response.content = response.content.replace(
+            b"<head>", b'<head><meta name="robots" content="noindex">', 1
+        )
+    return response
+
+
+urlpatterns = [
+    path("posts/<slug:category>/<slug:slug>/", post_detail, name="post-detail"),
+    *example_patterns,
+]
+"""
+PLANTED_SETTINGS = 'from mysite.settings import *  # noqa: F403\n\nROOT_URLCONF = "planted_urls"\n'
+
+
+def example(env: dict[str, str], *args: str) -> tuple[str, str, int]:
+    """``manage.py <args>`` of the example project: (stdout, stderr, exit status)."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=EXAMPLE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    return TIMINGS.sub(r"S \1", done.stdout), done.stderr, done.returncode
+
+
+def example_counts(database: Path) -> tuple[int, int, int, list[tuple[str, str]]]:
+    """Published posts, featured ones, categories, and two posts of the blog alone
+    (not featured, so on the www site only): ``(category, slug)``."""
+    with closing(sqlite3.connect(database)) as connection:
+        (published, featured, categories) = connection.execute(
+            "SELECT (SELECT count(*) FROM blog_post WHERE published),"
+            " (SELECT count(*) FROM blog_post WHERE published AND priority >= 0.9),"
+            " (SELECT count(*) FROM blog_category)"
+        ).fetchone()
+        posts = connection.execute(
+            "SELECT c.slug, p.slug FROM blog_post p JOIN blog_category c ON c.id = p.category_id"
+            " WHERE p.published AND (p.priority IS NULL OR p.priority < 0.9)"
+            " ORDER BY p.id LIMIT 2"
+        ).fetchall()
+    return published, featured, categories, posts
+
+
+@pytest.mark.slow
+def test_the_example_project_is_clean_and_its_planted_problems_are_found(
+    tmp_path: Path,
+) -> None:
+    env = {key: value for key, value in os.environ.items() if key not in CHILD_ENV_DROPPED}
+    env.update(
+        EXAMPLE_DATABASE=str(tmp_path / "example.sqlite3"),
+        SITEMAPKIT_OUTPUT_DIR=str(tmp_path / "sitemaps"),
+        DJANGO_DEBUG="0",
+    )
+    assert example(env, "migrate", "--noinput", "-v", "0")[1:] == ("", 0)
+    assert example(env, "seed", "--rows", "40", "--categories", "4")[1:] == ("", 0)
+    published, featured, categories, planted = example_counts(tmp_path / "example.sqlite3")
+    (gone_category, gone), (noindex_category, noindex) = planted
+    total = published + 3 + featured + categories
+    assert example(env, "verify_sitemaps") == (
+        "Site 'www' on http://www.localhost:8000:\n"
+        f"posts: {published} of {published} URLs requested, 0 problems (S s)\n"
+        "pages: 3 of 3 URLs requested, 0 problems (S s)\n"
+        "Site 'shop' on http://shop.localhost:8000:\n"
+        f"posts: {featured} of {featured} URLs requested, 0 problems (S s)\n"
+        f"categories: {categories} of {categories} URLs requested, 0 problems (S s)\n"
+        "No problem found.\n"
+        f"{total} URLs requested in S s, S ms a URL.\n",
+        "",
+        0,
+    )
+    (tmp_path / "planted_urls.py").write_text(PLANTED_URLS.format(gone=gone, noindex=noindex))
+    (tmp_path / "planted_settings.py").write_text(PLANTED_SETTINGS)
+    env.update(PYTHONPATH=str(tmp_path), DJANGO_SETTINGS_MODULE="planted_settings")
+    report = tmp_path / "report.json"
+    gone_url = f"http://www.localhost:8000/posts/{gone_category}/{gone}/"
+    noindex_url = f"http://www.localhost:8000/posts/{noindex_category}/{noindex}/"
+    assert example(env, "verify_sitemaps", "--site", "www", "--json", str(report)) == (
+        "Site 'www' on http://www.localhost:8000:\n"
+        f"posts: {published} of {published} URLs requested, 2 problems (S s)\n"
+        "pages: 3 of 3 URLs requested, 0 problems (S s)\n"
+        "Found 2 problems:\n"
+        "www: posts, not found (404): 1 URL\n"
+        f"  {gone_url}  404\n"
+        "www: posts, marked noindex: 1 URL\n"
+        f'  {noindex_url}  <meta name="robots" content="noindex">\n'
+        f"{published + 3} URLs requested in S s, S ms a URL.\n",
+        "CommandError: 2 problems found, more than --max-problems 0.\n",
+        1,
+    )
+    found = json.loads(report.read_text())
+    assert (found["problems"], found["problems_found"]) == (
+        [
+            {
+                "site": "www",
+                "section": "posts",
+                "url": gone_url,
+                "reason": "not-found",
+                "detail": "404",
+            },
+            {
+                "site": "www",
+                "section": "posts",
+                "url": noindex_url,
+                "reason": "noindex",
+                "detail": '<meta name="robots" content="noindex">',
+            },
+        ],
+        2,
+    )
