@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.sites.models import Site
 from django.core.management import call_command
 from django.test import override_settings
 from testapp import views_verify
@@ -611,4 +612,40 @@ def test_the_example_project_is_clean_and_its_planted_problems_are_found(
             },
         ],
         2,
+    )
+
+
+def test_a_site_row_that_cannot_be_a_site_is_not_verified(sources: Sources) -> None:
+    sources(ArticleSource)
+    articles("first")
+    Site.objects.update_or_create(pk=1, defaults={"domain": "www.example.com"})
+    bad = Site.objects.create(domain="shop.example.org/blog", name="shop")
+    with override_settings(SITEMAPKIT_SITES="django.contrib.sites"):
+        assert verify() == (
+            "Site 'www.example.com' on https://www.example.com:\n"
+            "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
+            "No problem found.\n"
+            "1 URL requested in S s, S ms a URL.\n",
+            f"Not verified: The domain of Site {bad.pk} (SITEMAPKIT_SITES = "
+            "'django.contrib.sites'), 'shop.example.org/blog', carries a path: the sitemap "
+            f"cannot be built on https:// and that domain. Set the domain of Site {bad.pk} to "
+            "the host the site is served on, alone or with its port, such as "
+            "'www.example.com' or 'www.example.com:8443' (a non-ASCII host in its xn-- form), "
+            "or delete the Site if it has no sitemap.\n",
+            0,
+        )
+    Site.objects.clear_cache()
+
+
+def test_a_json_report_that_cannot_be_written_is_said_first(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource)
+    articles("first")
+    path = str(tmp_path / "nowhere" / "report.json")
+    assert verify(json=path) == (
+        "",
+        f"CommandError: --json {path!r} cannot be written (No such file or directory): "
+        "nothing was requested. Name a file in a directory that exists and can be written.\n",
+        1,
     )

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.core.checks.registry import registry
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 from testapp.models import Article
@@ -33,9 +34,18 @@ VERIFY_SITE = override_settings(
 
 @pytest.fixture
 def verify_site() -> Iterator[None]:
-    """The site ``verify_sitemaps`` requests in the tests: ``testapp/urls_verify.py``."""
-    with VERIFY_SITE:
-        yield
+    """The site ``verify_sitemaps`` requests in the tests: ``testapp/urls_verify.py``.
+
+    ``django.contrib.auth``'s ``ready()`` registers its system checks for good:
+    they are taken out again with the app, or every later ``check`` would look
+    for an app that is no longer installed.
+    """
+    registered = set(registry.registered_checks), set(registry.deployment_checks)
+    try:
+        with VERIFY_SITE:
+            yield
+    finally:
+        registry.registered_checks, registry.deployment_checks = registered
 
 
 # What differs from run to run: the seconds a section took, the time per URL.

@@ -109,7 +109,7 @@ class Command(BaseCommand):
         except VerifyError as exc:
             raise CommandError(str(exc)) from exc
         for problem in left_out:
-            self.stderr.write(f"Left out: {problem}")
+            self.stderr.write(f"Not verified: {problem}")
         if not any(section.urls for _, sections in sites for section in sections):
             console.nothing_to_do()
             return
@@ -118,12 +118,7 @@ class Command(BaseCommand):
             console.info(f"Dry run: {total:,} URL{plural(total)} would be requested.")
             return
         tallies = Tallies(options["max_shown"], several_sites())
-        source = "built" if options["built"] else "database"
-        report = (
-            None
-            if options["json"] is None
-            else JsonReport(options["json"], source, options["sample"])
-        )
+        report = json_report(options)
         verification = Verification(verify_options, console, tallies, report)
         started = time.monotonic()
         try:
@@ -132,11 +127,27 @@ class Command(BaseCommand):
             if report is not None:
                 report.abandon()
             raise
+        unchecked = verification.reciprocity.unchecked
         if report is not None:
-            report.finish(tallies, verification.reciprocity.unchecked)
-        console.closing(tallies, verification.reciprocity.unchecked, time.monotonic() - started)
+            report.finish(tallies, unchecked)
+        console.closing(tallies, unchecked, time.monotonic() - started)
         if tallies.problems > options["max_problems"]:
             raise CommandError(
                 f"{tallies.problems:,} problem{plural(tallies.problems)} found, more than "
                 f"--max-problems {options['max_problems']:,}."
             )
+
+
+def json_report(options: dict[str, Any]) -> JsonReport | None:
+    """The report ``--json`` asks for, opened before anything is requested."""
+    path = options["json"]
+    if path is None:
+        return None
+    source = "built" if options["built"] else "database"
+    try:
+        return JsonReport(path, source, options["sample"])
+    except OSError as exc:
+        raise CommandError(
+            f"--json {path!r} cannot be written ({exc.strerror}): nothing was requested. "
+            "Name a file in a directory that exists and can be written."
+        ) from exc
