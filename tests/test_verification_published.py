@@ -18,7 +18,6 @@ from django_sitemapkit.names import MANIFEST_FILENAME
 from django_sitemapkit.sites.hosts import default_site
 from django_sitemapkit.verification.listing import Listed, Page
 from django_sitemapkit.verification.published import (
-    READ_SIZE,
     UnreadableSet,
     built_sections,
     built_set,
@@ -26,72 +25,23 @@ from django_sitemapkit.verification.published import (
 )
 
 URLSET = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-XHTML = 'xmlns:xhtml="http://www.w3.org/1999/xhtml">'
 
 
-def parsed(document: str | bytes, read_size: int = READ_SIZE) -> list[Listed]:
-    data = document.encode() if isinstance(document, str) else document
-    file = io.BufferedReader(io.BytesIO(data), buffer_size=read_size)
-    return page_urls(file, "sitemap-articles-1.xml")
-
-
-def test_each_loc_with_its_alternates() -> None:
-    document = (
-        f"<?xml version='1.0' encoding='UTF-8'?>\n{URLSET}{XHTML}\n"
-        "<url><loc> https://a.example/en/ </loc><lastmod>2025-01-01</lastmod>"
-        '<xhtml:link rel="alternate" hreflang="en" href="https://a.example/en/"/>'
-        '<xhtml:link rel="alternate" hreflang="de" href="https://a.example/de/"/>'
-        '<xhtml:link rel="stylesheet" href="https://a.example/x.css"/></url>\n'
-        "<url><loc>https://a.example/?a=1&amp;b=2</loc></url>\n"
-        # No <loc>: no URL.
-        "<url><lastmod>2025-01-01</lastmod></url>\n"
-        "</urlset>\n"
-    )
-    assert parsed(document) == [
-        Listed(
-            "https://a.example/en/",
-            (("en", "https://a.example/en/"), ("de", "https://a.example/de/")),
-        ),
-        Listed("https://a.example/?a=1&b=2"),
+def test_a_page_file_within_the_protocols_limits() -> None:
+    urls = "".join(f"<url><loc>https://a.example/{n}/</loc></url>" for n in range(3))
+    assert page_urls(io.BytesIO(f"{URLSET}>{urls}</urlset>".encode()), "p.xml") == [
+        Listed(f"https://a.example/{n}/") for n in range(3)
     ]
-
-
-def test_read_a_block_at_a_time() -> None:
-    urls = "".join(f"<url><loc>https://a.example/{n}/</loc></url>" for n in range(1000))
-    assert len(parsed(f"{URLSET}>{urls}</urlset>", read_size=7)) == 1000
-
-
-@pytest.mark.parametrize(
-    ("document", "message"),
-    [
-        (
-            '<!DOCTYPE urlset [<!ENTITY a "aaaa">]><urlset/>',
-            "sitemap-articles-1.xml has a document type declaration, which is refused",
-        ),
-        ("<sitemapindex/>", "sitemap-articles-1.xml is not a <urlset> document"),
-        ("<urlset>", "sitemap-articles-1.xml is not a <urlset> document"),
-        (
-            f"{URLSET}><url>",
-            "sitemap-articles-1.xml is not well-formed XML: no element found: line 1, column 66",
-        ),
-        (
-            f"{URLSET}>" + "<url><loc>https://a.example/</loc></url>" * (MAX_URLS + 1),
-            "sitemap-articles-1.xml lists more than 50,000 URLs",
-        ),
-    ],
-)
-def test_what_no_build_writes_is_refused(document: str, message: str) -> None:
+    too_many = f"{URLSET}>" + "<url><loc>https://a.example/</loc></url>" * (MAX_URLS + 1)
+    message = "p.xml lists more than 50,000 URLs."
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        parsed(document)
-
-
-def test_no_more_than_the_protocols_bytes_are_read() -> None:
+        page_urls(io.BytesIO(too_many.encode()), "p.xml")
     # Comments are no URLs: a file of them grows past 50 MiB without one.
-    comment = b"<!--" + b" " * (READ_SIZE - 7) + b"-->"
-    document = URLSET.encode() + b">" + comment * (MAX_BYTES // len(comment) + 2)
-    message = "sitemap-articles-1.xml is larger than 52,428,800 bytes"
+    comment = b"<!--" + b" " * 65_529 + b"-->"
+    too_large = URLSET.encode() + b">" + comment * (MAX_BYTES // len(comment) + 2)
+    message = "p.xml is larger than 52,428,800 bytes."
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        parsed(document)
+        page_urls(io.BytesIO(too_large), "p.xml")
 
 
 @pytest.mark.django_db

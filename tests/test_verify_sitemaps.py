@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -19,6 +17,7 @@ import pytest
 from django.contrib.sites.models import Site
 from django.core.management import call_command
 from django.test import override_settings
+from processes import example_environ, example_manage
 from testapp import views_verify
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
@@ -45,15 +44,30 @@ class Translated(ArticleSource):
         return {"en": f"/articles/en-{topic}/", "de": f"/articles/de-{topic}/"}
 
 
-def json_report(path: Path, **found: Any) -> dict[str, Any]:
-    """The whole report of a database run of the ``articles`` section."""
+def json_report(listed: int, *problems: tuple[str, str, str]) -> dict[str, Any]:
+    """The whole report of a database run of the ``articles`` section, every URL of it
+    requested, with these problems: ``(url, code, detail)``."""
     return {
         "format": 1,
         "source": "database",
         "sample": None,
+        "problems": [
+            {"site": "default", "section": "articles", "url": url, "reason": code, "detail": detail}
+            for url, code, detail in problems
+        ],
+        "sections": [
+            {
+                "site": "default",
+                "section": "articles",
+                "listed": listed,
+                "requested": listed,
+                "problems": dict(Counter(code for _, code, _ in problems)),
+            }
+        ],
         "reasons": KINDS,
         "unchecked_alternates": 0,
-        **found,
+        "requested": listed,
+        "problems_found": len(problems),
     }
 
 
@@ -101,23 +115,7 @@ def test_a_planted_problem_is_reported_alone(
         "CommandError: 1 problem found, more than --max-problems 0.\n",
         1,
     )
-    assert json.loads((tmp_path / "report.json").read_text()) == json_report(
-        tmp_path,
-        problems=[
-            {"site": "default", "section": "articles", "url": url, "reason": code, "detail": detail}
-        ],
-        sections=[
-            {
-                "site": "default",
-                "section": "articles",
-                "listed": 3,
-                "requested": 3,
-                "problems": {code: 1},
-            }
-        ],
-        requested=3,
-        problems_found=1,
-    )
+    assert json.loads((tmp_path / "report.json").read_text()) == json_report(3, (url, code, detail))
 
 
 def test_alternates_that_are_not_listed_back(sources: Sources, tmp_path: Path) -> None:
@@ -135,27 +133,7 @@ def test_alternates_that_are_not_listed_back(sources: Sources, tmp_path: Path) -
         1,
     )
     assert json.loads((tmp_path / "report.json").read_text()) == json_report(
-        tmp_path,
-        problems=[
-            {
-                "site": "default",
-                "section": "articles",
-                "url": url,
-                "reason": "hreflang",
-                "detail": detail,
-            }
-        ],
-        sections=[
-            {
-                "site": "default",
-                "section": "articles",
-                "listed": 4,
-                "requested": 4,
-                "problems": {"hreflang": 1},
-            }
-        ],
-        requested=4,
-        problems_found=1,
+        4, (url, "hreflang", detail)
     )
 
 
@@ -371,15 +349,15 @@ def test_built_with_a_sample_and_a_section(built: Path) -> None:
     [
         (
             b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY a "aaaaaaaa">]>\n<urlset/>',
-            "sitemap-articles-1.xml has a document type declaration, which is refused",
+            "sitemap-articles-1.xml has a document type declaration, which is refused.",
         ),
         (
             b"<html><body>Not a sitemap</body></html>",
-            "sitemap-articles-1.xml is not a <urlset> document",
+            "sitemap-articles-1.xml is not a <urlset> document: its root is 'html'.",
         ),
         (
             b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>',
-            "sitemap-articles-1.xml is not well-formed XML: no element found: line 1, column 70",
+            "sitemap-articles-1.xml is not well-formed XML: no element found: line 1, column 70.",
         ),
     ],
 )
@@ -472,19 +450,6 @@ def test_verifying_changes_no_data(sources: Sources) -> None:
 
 # -- the example project -----------------------------------------------------------------
 
-EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "example_project"
-# What the example project reads that must come from this test, not from the suite's
-# environment (tests/test_browser.py drops the same).
-CHILD_ENV_DROPPED = (
-    "DJANGO_SETTINGS_MODULE",
-    "PYTHONPATH",
-    "PYTHONSAFEPATH",
-    "PYTHONSTARTUP",
-    "EXAMPLE_DATABASE",
-    "SITEMAPKIT_BASE_URL",
-    "SITEMAPKIT_SERVE",
-    "SITEMAPKIT_OUTPUT_DIR",
-)
 # A developer's mistakes, planted in a copy of the example's URLconf: one post's page
 # answers 404, another's says noindex. The example's own code stays as it is.
 PLANTED_URLS = """
@@ -518,15 +483,7 @@ PLANTED_SETTINGS = 'from mysite.settings import *  # noqa: F403\n\nROOT_URLCONF 
 
 def example(env: dict[str, str], *args: str) -> tuple[str, str, int]:
     """``manage.py <args>`` of the example project: (stdout, stderr, exit status)."""
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=EXAMPLE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = example_manage(env, *args)
     return TIMINGS.sub(r"S \1", done.stdout), done.stderr, done.returncode
 
 
@@ -551,8 +508,7 @@ def example_counts(database: Path) -> tuple[int, int, int, list[tuple[str, str]]
 def test_the_example_project_is_clean_and_its_planted_problems_are_found(
     tmp_path: Path,
 ) -> None:
-    env = {key: value for key, value in os.environ.items() if key not in CHILD_ENV_DROPPED}
-    env.update(
+    env = example_environ(
         EXAMPLE_DATABASE=str(tmp_path / "example.sqlite3"),
         SITEMAPKIT_OUTPUT_DIR=str(tmp_path / "sitemaps"),
         DJANGO_DEBUG="0",

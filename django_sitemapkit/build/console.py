@@ -25,16 +25,13 @@ REDRAW_EVERY = 0.1
 BAR_WIDTH = 24
 
 
-class Console:
-    """The command's output at its verbosity; ``several`` when the project has several
-    sites, whose output each opens with a header naming the site."""
+class Output:
+    """A command's output at its verbosity, each site's part opening with a header
+    naming the site when the project has several: ``build_sitemaps``' and
+    ``verify_sitemaps``'."""
 
-    def __init__(
-        self, stdout: OutputWrapper, stderr: OutputWrapper, style: Style, verbosity: int
-    ) -> None:
+    def __init__(self, stdout: OutputWrapper, verbosity: int) -> None:
         self.stdout = stdout
-        self.stderr = stderr
-        self.style = style
         self.verbosity = verbosity
 
     def info(self, message: str) -> None:
@@ -44,6 +41,17 @@ class Console:
     def site_header(self, site: SitemapSite) -> None:
         if site.several:
             self.info(f"Site {site.name!r} on {site.base_url}:")
+
+
+class Console(Output):
+    """``build_sitemaps``' output."""
+
+    def __init__(
+        self, stdout: OutputWrapper, stderr: OutputWrapper, style: Style, verbosity: int
+    ) -> None:
+        super().__init__(stdout, verbosity)
+        self.stderr = stderr
+        self.style = style
 
     def progress_bar(self, site: SitemapSite) -> ProgressBar | None:
         return ProgressBar(self, site) if self.verbosity >= 1 and self.stdout.isatty() else None

@@ -8,28 +8,18 @@ import time
 
 from django.core.management.base import OutputWrapper
 
-from django_sitemapkit.build.console import REDRAW_EVERY, progress_line
-from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.build.console import REDRAW_EVERY, Output, progress_line
 from django_sitemapkit.verification.report import SectionTally, Tallies, plural
 
 
-class VerifyConsole:
-    """The command's output at its verbosity."""
+class VerifyConsole(Output):
+    """``verify_sitemaps``' output at its verbosity."""
 
     def __init__(self, stdout: OutputWrapper, verbosity: int) -> None:
-        self.stdout = stdout
-        self.verbosity = verbosity
+        super().__init__(stdout, verbosity)
         self.terminal = verbosity >= 1 and stdout.isatty()
         self.drawn = 0.0
         self.bar = False
-
-    def info(self, message: str) -> None:
-        if self.verbosity >= 1:
-            self.stdout.write(message)
-
-    def site_header(self, site: SitemapSite) -> None:
-        if site.several:
-            self.info(f"Site {site.name!r} on {site.base_url}:")
 
     def progress(self, tally: SectionTally, total: int, started: float) -> None:
         """Redraw the section's bar on a terminal, at most every ``REDRAW_EVERY`` s."""

@@ -3,11 +3,11 @@ through the store the views serve them from (a directory, a storage, S3).
 
 Nothing read is trusted. The manifest is read bounded (``manifest.MOST_BYTES``)
 and checked whole by the build's own schema (``build/reading.py``); a page
-file is read a block at a time, never past the protocol's 50 MiB, by a
-streaming parser that refuses a document type declaration (whose entities
-could make a few bytes expand to gigabytes) and more than 50,000 URLs. A page
-that fails is one failure of its section, its URLs unverified; a manifest
-that fails stops the site's verification, naming the file and why.
+file is read a block at a time, never past the protocol's 50 MiB nor its
+50,000 URLs, by the streaming reader that refuses a document type declaration
+(``encoding/reading.py``). A page that fails is one failure of its section,
+its URLs unverified; a manifest that fails stops the site's verification,
+naming the file and why.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
-from xml.parsers import expat
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -24,18 +23,12 @@ from django_sitemapkit.build.manifest import MOST_BYTES, Manifest, ManifestFile,
 from django_sitemapkit.build.reading import manifest
 from django_sitemapkit.conf import MAX_BYTES, MAX_URLS
 from django_sitemapkit.documents import index_locs
-from django_sitemapkit.encoding.elements import EXTENSION_NAMESPACES
-from django_sitemapkit.encoding.encoder import NAMESPACE
+from django_sitemapkit.encoding.reading import read_urlset
 from django_sitemapkit.names import MANIFEST_FILENAME
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.verification.listing import Listed, Page, Wanted
 from django_sitemapkit.views.serving import built_files
 from django_sitemapkit.views.stores import LocalDirectory, StorageDirectory, StorageUnavailable
-
-# expat joins a namespace and a local name with this separator.
-URLSET, URL, LOC = (f"{NAMESPACE} {name}" for name in ("urlset", "url", "loc"))
-XHTML_LINK = f"{EXTENSION_NAMESPACES['xhtml']} link"
-READ_SIZE = 64 * 1024
 
 Store = LocalDirectory | StorageDirectory
 
@@ -134,48 +127,6 @@ def built_sections(site: SitemapSite, store: Store, recorded: Manifest) -> list[
 
 def page_urls(file: IO[bytes], name: str) -> list[Listed]:
     """The ``<loc>`` and alternates of each ``<url>`` of a page file, read a block at a
-    time; ``ValueError`` for what no build writes."""
-    urls: list[Listed] = []
-    path: list[str] = []
-    text: list[str] = []
-    alternates: list[tuple[str, str]] = []
-    values: dict[str, str] = {}
-
-    def start(tag: str, attributes: dict[str, str]) -> None:
-        if not path and tag != URLSET:
-            raise ValueError(f"{name} is not a <urlset> document")
-        if tag == XHTML_LINK and path[1:] == [URL] and attributes.get("rel") == "alternate":
-            alternates.append((attributes.get("hreflang", ""), attributes.get("href", "")))
-        path.append(tag)
-        text.clear()
-
-    def end(tag: str) -> None:
-        path.pop()
-        if tag == LOC and path[1:] == [URL]:
-            values[LOC] = "".join(text).strip()
-        elif tag == URL and path == [URLSET]:
-            if LOC in values:
-                urls.append(Listed(values.pop(LOC), tuple(alternates)))
-            alternates.clear()
-            if len(urls) > MAX_URLS:
-                raise ValueError(f"{name} lists more than {MAX_URLS:,} URLs")
-
-    def refuse(*args: object) -> None:
-        raise ValueError(f"{name} has a document type declaration, which is refused")
-
-    parser = expat.ParserCreate(namespace_separator=" ")
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = text.append
-    parser.StartDoctypeDeclHandler = refuse
-    read = 0
-    try:
-        while chunk := file.read(READ_SIZE):
-            read += len(chunk)
-            if read > MAX_BYTES:
-                raise ValueError(f"{name} is larger than {MAX_BYTES:,} bytes")
-            parser.Parse(chunk, False)
-        parser.Parse(b"", True)
-    except expat.ExpatError as exc:
-        raise ValueError(f"{name} is not well-formed XML: {exc}") from exc
-    return urls
+    time, never past the protocol's limits; ``ValueError`` for what no build writes."""
+    found = read_urlset(file, name, most_urls=MAX_URLS, most_bytes=MAX_BYTES)
+    return [Listed(url.loc, url.alternates) for url in found]
