@@ -17,7 +17,7 @@ import pytest
 from django.contrib.sites.models import Site
 from django.core.management import call_command
 from django.test import override_settings
-from processes import example_environ, example_manage
+from processes import example_environ, example_manage, manage
 from testapp import views_verify
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
@@ -604,4 +604,19 @@ def test_a_json_report_that_cannot_be_written_is_said_first(
         f"CommandError: --json {path!r} cannot be written (No such file or directory): "
         "nothing was requested. Name a file in a directory that exists and can be written.\n",
         1,
+    )
+
+
+@pytest.mark.slow
+def test_a_database_that_cannot_be_reached_stops_the_run() -> None:
+    # settings_unreachable.py: a second database whose file cannot be opened. The
+    # static pages are listed without a query; their requests need a transaction on it.
+    result = manage("verify_sitemaps", "--section", "pages", settings="unreachable")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        "CommandError: No transaction can be opened on database 'replica' of DATABASES "
+        "(OperationalError: unable to open database file), so no request can be rolled "
+        "back: nothing was requested since. Every database of DATABASES must be reachable "
+        "while verify_sitemaps runs.\n",
     )

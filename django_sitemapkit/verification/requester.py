@@ -28,7 +28,7 @@ from urllib.parse import unquote_to_bytes, urlsplit
 from django.conf import settings
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
-from django.db import close_old_connections, connections, transaction
+from django.db import DatabaseError, close_old_connections, connections, transaction
 from django.http import HttpResponseBase
 
 from django_sitemapkit.sites.configured import SitemapSite
@@ -90,12 +90,24 @@ def requesting(request_log: bool = False) -> Iterator[None]:
             signal.connect(close_old_connections)
 
 
+class Unreachable(Exception):
+    """A database a request's transaction cannot be opened on."""
+
+
 @contextmanager
 def rolled_back() -> Iterator[None]:
     """One transaction on each database alias, rolled back however the block ends."""
     with ExitStack() as stack:
         for alias in connections:
-            stack.enter_context(transaction.atomic(using=alias))
+            try:
+                stack.enter_context(transaction.atomic(using=alias))
+            except DatabaseError as exc:
+                raise Unreachable(
+                    f"No transaction can be opened on database {alias!r} of DATABASES "
+                    f"({type(exc).__name__}: {exc}), so no request can be rolled back: "
+                    "nothing was requested since. Every database of DATABASES must be "
+                    "reachable while verify_sitemaps runs."
+                ) from exc
         try:
             yield
         finally:

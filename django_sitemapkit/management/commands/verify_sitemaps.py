@@ -14,6 +14,7 @@ from django_sitemapkit.sites.hosts import several_sites
 from django_sitemapkit.verification.console import VerifyConsole
 from django_sitemapkit.verification.json_report import JsonReport
 from django_sitemapkit.verification.report import Tallies, plural
+from django_sitemapkit.verification.requester import Unreachable
 from django_sitemapkit.verification.run import (
     Verification,
     VerifyError,
@@ -123,9 +124,11 @@ class Command(BaseCommand):
         started = time.monotonic()
         try:
             verification.run(sites)
-        except BaseException:
+        except BaseException as exc:
             if report is not None:
                 report.abandon()
+            if isinstance(exc, Unreachable):
+                raise CommandError(str(exc)) from exc
             raise
         unchecked = verification.reciprocity.unchecked
         if report is not None:
