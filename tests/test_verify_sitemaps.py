@@ -620,3 +620,17 @@ def test_a_database_that_cannot_be_reached_stops_the_run() -> None:
         "back: nothing was requested since. Every database of DATABASES must be reachable "
         "while verify_sitemaps runs.\n",
     )
+
+
+def test_an_interrupted_run_exits_130_and_writes_no_report(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource)
+    articles("missing", "interrupted", "last")
+    assert verify(json=str(tmp_path / "report.json")) == (
+        "",
+        "CommandError: Interrupted after 0 URLs verified, 0 problems found; no report was "
+        "written.\n",
+        130,
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -53,6 +53,9 @@ def article(request: HttpRequest, slug: str) -> HttpResponse:
         return response
     if slug == "copy":
         return html(found.title, '<link rel="canonical" href="../original/">')
+    if slug == "interrupted":
+        # What Ctrl-C raises wherever the process is when it comes.
+        raise KeyboardInterrupt
     if slug == "writer":
         return writing(request, found)
     return html(found.title, own_canonical(request))

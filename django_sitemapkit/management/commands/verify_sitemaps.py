@@ -129,6 +129,13 @@ class Command(BaseCommand):
                 report.abandon()
             if isinstance(exc, Unreachable):
                 raise CommandError(str(exc)) from exc
+            if isinstance(exc, KeyboardInterrupt):
+                # As build_sitemaps says it: 130, the shell's status for SIGINT.
+                raise CommandError(
+                    f"Interrupted after {tallies.requested:,} URLs verified, "
+                    f"{tallies.problems:,} problems found; no report was written.",
+                    returncode=130,
+                ) from exc
             raise
         unchecked = verification.reciprocity.unchecked
         if report is not None:
