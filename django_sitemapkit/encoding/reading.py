@@ -77,16 +77,24 @@ def read_urlset(
     parser.CharacterDataHandler = text.append
     parser.StartDoctypeDeclHandler = refuse
     try:
-        if isinstance(document, bytes):
-            parser.Parse(document, True)
-        else:
-            read = 0
-            while chunk := document.read(READ_SIZE):
-                read += len(chunk)
-                if most_bytes is not None and read > most_bytes:
-                    raise ValueError(f"{name} is larger than {most_bytes:,} bytes.")
-                parser.Parse(chunk, False)
-            parser.Parse(b"", True)
+        fed(parser, document, name, most_bytes)
     except expat.ExpatError as exc:
         raise ValueError(f"{name} is not well-formed XML: {exc}.") from exc
     return urls
+
+
+def fed(
+    parser: expat.XMLParserType, document: bytes | IO[bytes], name: str, most_bytes: int | None
+) -> None:
+    """``document`` given to ``parser`` whole, or a stream ``READ_SIZE`` bytes at a time
+    up to ``most_bytes``."""
+    if isinstance(document, bytes):
+        parser.Parse(document, True)
+        return
+    read = 0
+    while chunk := document.read(READ_SIZE):
+        read += len(chunk)
+        if most_bytes is not None and read > most_bytes:
+            raise ValueError(f"{name} is larger than {most_bytes:,} bytes.")
+        parser.Parse(chunk, False)
+    parser.Parse(b"", True)

@@ -16,6 +16,7 @@ from django_sitemapkit.verification.json_report import JsonReport
 from django_sitemapkit.verification.report import Tallies, plural
 from django_sitemapkit.verification.requester import Unreachable
 from django_sitemapkit.verification.run import (
+    Planned,
     Verification,
     VerifyError,
     VerifyOptions,
@@ -119,8 +120,18 @@ class Command(BaseCommand):
             console.info(f"Dry run: {total:,} URL{plural(total)} would be requested.")
             return
         tallies = Tallies(options["max_shown"], several_sites())
-        report = json_report(options)
-        verification = Verification(verify_options, console, tallies, report)
+        verification = Verification(verify_options, console, tallies, json_report(options))
+        self.run(verification, sites)
+        if tallies.problems > options["max_problems"]:
+            raise CommandError(
+                f"{tallies.problems:,} problem{plural(tallies.problems)} found, more than "
+                f"--max-problems {options['max_problems']:,}."
+            )
+
+    def run(self, verification: Verification, sites: Planned) -> None:
+        """Run ``verification``, finish its report and print its closing lines; a run
+        that fails leaves no report."""
+        report, tallies = verification.report, verification.tallies
         started = time.monotonic()
         try:
             verification.run(sites)
@@ -140,12 +151,7 @@ class Command(BaseCommand):
         unchecked = verification.reciprocity.unchecked
         if report is not None:
             report.finish(tallies, unchecked)
-        console.closing(tallies, unchecked, time.monotonic() - started)
-        if tallies.problems > options["max_problems"]:
-            raise CommandError(
-                f"{tallies.problems:,} problem{plural(tallies.problems)} found, more than "
-                f"--max-problems {options['max_problems']:,}."
-            )
+        verification.console.closing(tallies, unchecked, time.monotonic() - started)
 
 
 def json_report(options: dict[str, Any]) -> JsonReport | None:
