@@ -634,3 +634,15 @@ def test_an_interrupted_run_exits_130_and_writes_no_report(
         130,
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_options_out_of_range_are_usage_errors() -> None:
+    for option, value, rule in [
+        ("--max-problems", "-1", "must be 0 or more, not -1"),
+        ("--sample", "0", "must be 1 or more, not 0"),
+        ("--jobs", "0", "must be 1 or more, not 0"),
+    ]:
+        result = manage("verify_sitemaps", option, value)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr.endswith(f"error: argument {option}: {rule}\n")

@@ -3,6 +3,7 @@ and report each that a search engine would refuse to index."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from typing import Any
 
@@ -28,7 +29,7 @@ from django_sitemapkit.verification.run import (
 def whole_number(value: str) -> int:
     number = int(value)
     if number < 0:
-        raise ValueError(value)
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return number
 
 
