@@ -646,3 +646,15 @@ def test_options_out_of_range_are_usage_errors() -> None:
         result = manage("verify_sitemaps", option, value)
         assert (result.returncode, result.stdout) == (2, "")
         assert result.stderr.endswith(f"error: argument {option}: {rule}\n")
+
+
+def test_what_a_page_says_is_printed_without_its_control_characters(
+    sources: Sources, tmp_path: Path
+) -> None:
+    sources(ArticleSource)
+    articles("escaped")
+    stdout, _, status = verify(json=str(tmp_path / "report.json"))
+    detail = "X-Robots-Tag: noindex, \\x1b[2J"
+    assert (status, stdout.splitlines()[3]) == (1, f"  {BASE}/articles/escaped/  {detail}")
+    (problem,) = json.loads((tmp_path / "report.json").read_text())["problems"]
+    assert problem["detail"] == detail

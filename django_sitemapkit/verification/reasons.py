@@ -55,4 +55,17 @@ class Reason(NamedTuple):
 
 
 def reason(code: str, detail: str) -> Reason:
-    return Reason(code, KINDS[code], detail)
+    return Reason(code, KINDS[code], printable(detail))
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character written as its escape (``\\x1b``): a detail
+    repeats what a response said, and a terminal would obey an escape sequence in it."""
+    if text.isprintable():
+        return text
+    return "".join(
+        character
+        if character.isprintable() or character == " "
+        else character.encode("unicode_escape").decode("ascii")
+        for character in text
+    )

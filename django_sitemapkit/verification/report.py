@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django_sitemapkit.verification.reasons import KINDS, Reason
+from django_sitemapkit.verification.reasons import KINDS, Reason, printable
 
 
 @dataclass
@@ -24,7 +24,7 @@ class SectionTally:
     listed: int = 0
     requested: int = 0
     seconds: float = 0.0
-    #: Pages whose URLs could not be read (a built file): counted among the problems.
+    #: The problems of each kind, and the first few of each (URL and detail).
     found: Counter[str] = field(default_factory=Counter)
     shown: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
@@ -52,7 +52,8 @@ class Tallies:
         tally.found[found.code] += 1
         shown = tally.shown.setdefault(found.code, [])
         if len(shown) < self.max_shown:
-            shown.append((url, found.detail))
+            # A URL of a built file is what the file says: printed as a detail is.
+            shown.append((printable(url), found.detail))
 
     @property
     def problems(self) -> int:

@@ -56,6 +56,11 @@ def article(request: HttpRequest, slug: str) -> HttpResponse:
     if slug == "interrupted":
         # What Ctrl-C raises wherever the process is when it comes.
         raise KeyboardInterrupt
+    if slug == "escaped":
+        # ESC in a header: a terminal would clear its screen.
+        response = html(found.title, own_canonical(request))
+        response["X-Robots-Tag"] = "noindex, \x1b[2J"
+        return response
     if slug == "writer":
         return writing(request, found)
     return html(found.title, own_canonical(request))
