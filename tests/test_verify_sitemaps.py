@@ -125,6 +125,7 @@ def test_alternates_that_are_not_listed_back(sources: Sources, tmp_path: Path) -
     detail = f"de {BASE}/articles/de-lonely/ does not list it back"
     assert verify(json=str(tmp_path / "report.json")) == (
         "articles: 4 of 4 URLs requested, 0 problems (S s)\n"
+        "hreflang: 3 alternates checked, 1 problem.\n"
         "Found 1 problem:\n"
         f"articles, {KINDS['hreflang']}: 1 URL\n"
         f"  {url}  {detail}\n"
@@ -658,3 +659,44 @@ def test_what_a_page_says_is_printed_without_its_control_characters(
     assert (status, stdout.splitlines()[3]) == (1, f"  {BASE}/articles/escaped/  {detail}")
     (problem,) = json.loads((tmp_path / "report.json").read_text())["problems"]
     assert problem["detail"] == detail
+
+
+class PagedTranslations(Translated):
+    limit = 2
+
+
+def test_alternates_on_pages_not_read_are_counted_unchecked(sources: Sources) -> None:
+    # Pages of two rows: en-tea and de-tea on page 1, en-lonely and de-lonely on page
+    # 2, en-gone on page 3. A sample of 1 reads page 1 alone.
+    sources(PagedTranslations)
+    articles("en-tea", "de-tea", "en-lonely", "de-lonely", "en-gone")
+    assert verify("--sample", "1") == (
+        "articles: 1 of 5 URLs requested, 0 problems (S s)\n"
+        "hreflang: 2 alternates checked, 0 problems.\n"
+        "No problem found.\n"
+        "1 URL requested in S s, S ms a URL.\n",
+        "",
+        0,
+    )
+    # Every page read: en-gone's alternate de-gone is listed nowhere.
+    stdout, _, status = verify()
+    assert status == 1
+    assert stdout.splitlines()[1:6] == [
+        "hreflang: 4 alternates checked, 2 problems.",
+        "Found 2 problems:",
+        f"articles, {KINDS['hreflang']}: 2 URLs",
+        f"  {BASE}/articles/en-lonely/  de {BASE}/articles/de-lonely/ does not list it back",
+        f"  {BASE}/articles/en-gone/  de {BASE}/articles/de-gone/ is not in the sitemap",
+    ]
+    # A section chosen: de-gone may be listed in another section, so it is unchecked.
+    assert verify("--section", "articles") == (
+        "articles: 5 of 5 URLs requested, 0 problems (S s)\n"
+        "hreflang: 4 alternates checked, 1 problem; 1 points to URLs outside those read "
+        "(--sample, --section or --site), not checked.\n"
+        "Found 1 problem:\n"
+        f"articles, {KINDS['hreflang']}: 1 URL\n"
+        f"  {BASE}/articles/en-lonely/  de {BASE}/articles/de-lonely/ does not list it back\n"
+        "5 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        1,
+    )

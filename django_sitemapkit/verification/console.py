@@ -51,13 +51,23 @@ class VerifyConsole(Output):
     def nothing_to_do(self) -> None:
         self.info("No sitemap section lists a URL: nothing to do.")
 
-    def closing(self, tallies: Tallies, unchecked: int, seconds: float) -> None:
-        requested, problems = tallies.requested, tallies.problems
+    def alternates_done(self, links: int, problems: int, unchecked: int) -> None:
+        """The hreflang check's line, after every section's: it reads them all."""
+        if not links:
+            return
+        outside = ""
         if unchecked:
-            self.info(
-                f"{unchecked:,} hreflang alternate{plural(unchecked)} point to URLs outside "
-                "those read (--sample, --section or --site): not checked."
+            outside = (
+                f"; {unchecked:,} point{'s' if unchecked == 1 else ''} to URLs outside those "
+                "read (--sample, --section or --site), not checked"
             )
+        self.info(
+            f"hreflang: {links:,} alternate{plural(links)} checked, "
+            f"{problems:,} problem{plural(problems)}{outside}."
+        )
+
+    def closing(self, tallies: Tallies, seconds: float) -> None:
+        requested, problems = tallies.requested, tallies.problems
         if problems:
             self.info(f"Found {problems:,} problem{plural(problems)}:")
             for line in tallies.summary():

@@ -68,6 +68,8 @@ class Reciprocity:
         self.database.executescript(SCHEMA)
         self.listed: list[tuple[int]] = []
         self.links: list[tuple[str, str, str, str, str, int, int]] = []
+        #: Links from a URL to another of its alternates, read so far.
+        self.links_read = 0
         #: Alternates listed nowhere among the URLs read, when not every URL was.
         self.unchecked = 0
 
@@ -76,6 +78,7 @@ class Reciprocity:
         self.listed.append((source_hash,))
         for hreflang, href in url.alternates:
             if href != url.loc:
+                self.links_read += 1
                 self.links.append(
                     (site, section, url.loc, hreflang, href, source_hash, url_hash(href))
                 )

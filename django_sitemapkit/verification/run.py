@@ -100,8 +100,12 @@ class Verification:
             # Every URL read only without a choice of sites, sections or a sample.
             options = self.options
             every_url_read = options.sample is None and not (options.sites or options.sections)
+            found = 0
             for problem in self.reciprocity.problems(every_url_read):
                 self.found(*problem)
+                found += 1
+            reciprocity = self.reciprocity
+            self.console.alternates_done(reciprocity.links_read, found, reciprocity.unchecked)
         finally:
             self.reciprocity.close()
 

@@ -152,7 +152,7 @@ class Command(BaseCommand):
         unchecked = verification.reciprocity.unchecked
         if report is not None:
             report.finish(tallies, unchecked)
-        verification.console.closing(tallies, unchecked, time.monotonic() - started)
+        verification.console.closing(tallies, time.monotonic() - started)
 
 
 def json_report(options: dict[str, Any]) -> JsonReport | None:
