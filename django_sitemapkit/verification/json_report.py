@@ -1,19 +1,18 @@
 """``--json FILE``: every problem, written as it is found, for machines.
 
 One JSON document (its schema, version ``FORMAT``, is in ``docs/verify.md``),
-written to a temporary file beside ``FILE`` and moved onto it when complete
-(``os.replace()``, atomic on POSIX): a reader never sees half a report, and a
-run that fails leaves the last complete one. The problems are written one
+written beside ``FILE`` and put in its place whole when the run ends
+(``build/replacing.py``, as ``build_sitemaps --report`` is): a reader never
+sees half a report, and a run that fails leaves the last one. The problems are written one
 per line as they are found, so a run over a million URLs holds none of them.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from typing import Any
 
+from django_sitemapkit.build.replacing import ReplacingFile
 from django_sitemapkit.verification.reasons import KINDS, Reason
 from django_sitemapkit.verification.report import Tallies
 
@@ -25,14 +24,10 @@ class JsonReport:
     """The report being written to ``path``."""
 
     def __init__(self, path: str, source: str, sample: int | None) -> None:
-        self.path = os.path.abspath(path)
-        descriptor, self.partial = tempfile.mkstemp(
-            prefix=".verify-", suffix=".json", dir=os.path.dirname(self.path)
-        )
-        self.file = os.fdopen(descriptor, "w", encoding="utf-8")
+        self.file = ReplacingFile(path, "utf-8")
         self.first = True
         opening = {"format": FORMAT, "source": source, "sample": sample}
-        self.file.write(dumped(opening)[:-1] + ',\n"problems": [')
+        self.file.out.write(dumped(opening)[:-1] + ',\n"problems": [')
 
     def add(self, site: str, section: str, url: str, found: Reason) -> None:
         row = {
@@ -42,7 +37,7 @@ class JsonReport:
             "reason": found.code,
             "detail": found.detail,
         }
-        self.file.write(("\n" if self.first else ",\n") + dumped(row))
+        self.file.out.write(("\n" if self.first else ",\n") + dumped(row))
         self.first = False
 
     def finish(self, tallies: Tallies, unchecked: int) -> None:
@@ -63,14 +58,12 @@ class JsonReport:
             "requested": tallies.requested,
             "problems_found": tallies.problems,
         }
-        self.file.write("\n],\n" + dumped(closing)[1:] + "\n")
-        self.file.close()
-        os.replace(self.partial, self.path)
+        self.file.out.write("\n],\n" + dumped(closing)[1:] + "\n")
+        self.file.replace()
 
     def abandon(self) -> None:
         """Remove the unfinished file; ``path`` keeps what it held."""
-        self.file.close()
-        os.unlink(self.partial)
+        self.file.discard()
 
 
 def dumped(value: dict[str, Any]) -> str:
