@@ -6,7 +6,10 @@
 # Needs only Python 3.10+ (with venv and pip) and access to PyPI. It builds a
 # virtualenv in example_project/.venv (reused by later runs), installs this
 # repository and the demo's tools into it, migrates and seeds an SQLite
-# database with 100,000 posts, runs the system checks, pre-renders the sitemaps
+# database with 100,000 posts, runs the system checks, requests a sample of the
+# URLs each site's sitemap lists through the project's own views, in-process, and
+# fails on any that a search engine would not index (verify_sitemaps, from the
+# database, then from the built files), pre-renders the sitemaps
 # of both sites with `build_sitemaps --validate` into SITEMAPKIT_OUTPUT_DIR/<site>/
 # and checks the files (demo_files_check.py built), builds again to show nothing
 # changes, starts the development server on a free port, with DEBUG off, and
@@ -45,6 +48,7 @@ SUMMARY_FILE="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-summary.XXXXXX")"
 FILES_SUMMARY="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-files.XXXXXX")"
 SERVED_SUMMARY="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-served.XXXXXX")"
 BUILD_LOG="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-build.XXXXXX")"
+VERIFY_LOG="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-verify.XXXXXX")"
 SNAPSHOT="$(mktemp "${TMPDIR:-/tmp}/sitemapkit-demo-snapshot.XXXXXX")"
 FRESH_BUILD="$(mktemp -d "${TMPDIR:-/tmp}/sitemapkit-demo-fresh.XXXXXX")"
 STARTED="$(date +%s.%N)"
@@ -82,7 +86,8 @@ cleanup() {
         fi
         echo "DEMO FAILED (exit status $status) during: ${STEP_NAME:-start-up}" >&2
     fi
-    rm -f "$SERVER_LOG" "$SUMMARY_FILE" "$FILES_SUMMARY" "$SERVED_SUMMARY" "$BUILD_LOG" "$SNAPSHOT"
+    rm -f "$SERVER_LOG" "$SUMMARY_FILE" "$FILES_SUMMARY" "$SERVED_SUMMARY" "$BUILD_LOG" "$SNAPSHOT" \
+        "$VERIFY_LOG"
     rm -rf "$FRESH_BUILD"
     exit "$status"
 }
@@ -173,6 +178,12 @@ manage seed --clear --rows "$SEED_ROWS"
 step "check (SITEMAPKIT_SITES: www=$EXAMPLE_WWW_URL, shop=$EXAMPLE_SHOP_URL)"
 manage check --fail-level WARNING
 
+# Every page of the blog is its own canonical URL and says no noindex; a listed URL
+# that answered anything but 200 would fail the demo here (exit status 1).
+step "verify_sitemaps --sample 200 (200 URLs of each section, through the views, in-process)"
+manage verify_sitemaps --sample 200 | tee "$VERIFY_LOG"
+VERIFIED="$(tail -n 1 "$VERIFY_LOG")"
+
 # -- 5. Pre-rendered files ----------------------------------------------------------
 # The directory comes from the settings (SITEMAPKIT_OUTPUT_DIR, env-overridable).
 OUTPUT_DIR="$(cd "$HERE" && DJANGO_SETTINGS_MODULE=mysite.settings "$VPY" -c \
@@ -197,6 +208,9 @@ fi
 if ((BUILT)); then
     step "Check the built files of each site (demo_files_check.py built)"
     files_check built "$OUTPUT_DIR" "${SITES[@]}" --summary-file "$FILES_SUMMARY"
+
+    step "verify_sitemaps --built --sample 100 (the URLs of the built files)"
+    manage verify_sitemaps --built --sample 100
 
     step "build_sitemaps --validate again: the same data gives the same bytes"
     files_check snapshot "$OUTPUT_DIR" >"$SNAPSHOT"
@@ -316,5 +330,6 @@ if ((BUILT)); then
 else
     printf '  %s\n' "$(cat "$FILES_SUMMARY")"
 fi
+printf '  verify_sitemaps --sample 200: no problem, %s\n' "$VERIFIED"
 printf '  HTTP, SITEMAPKIT_SERVE=database: %s\n' "$(cat "$SUMMARY_FILE")"
 printf '  HTTP, SITEMAPKIT_SERVE=files: %s\n' "$(cat "$SERVED_SUMMARY")"

@@ -8,6 +8,21 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).parent
+EXAMPLE_DIR = TESTS.parent / "example_project"
+# Environment variables the example project (or Python) reads that must come
+# from the test that runs it, never from the suite's environment: the suite's
+# settings module and tests/ on the path, the database choice (a PostgreSQL pass
+# of CI sets PGHOST and friends; EXAMPLE_DATABASE alone decides), the serving mode.
+CHILD_ENV_DROPPED = (
+    "DJANGO_SETTINGS_MODULE",
+    "PYTHONPATH",
+    "PYTHONSAFEPATH",
+    "PYTHONSTARTUP",
+    "EXAMPLE_DATABASE",
+    "SITEMAPKIT_BASE_URL",
+    "SITEMAPKIT_SERVE",
+    "SITEMAPKIT_OUTPUT_DIR",
+)
 
 
 def manage(
@@ -28,4 +43,24 @@ def manage(
         },
         check=False,
         timeout=120,
+    )
+
+
+def example_environ(**values: str) -> dict[str, str]:
+    """The environment of a process of the example project: this one's, less what
+    the suite sets for itself (``CHILD_ENV_DROPPED``), and ``values``."""
+    env = {key: value for key, value in os.environ.items() if key not in CHILD_ENV_DROPPED}
+    return {**env, **values}
+
+
+def example_manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The example project's ``manage.py <args>`` in ``env``, in a process of its own."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=EXAMPLE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )

@@ -40,11 +40,11 @@ from devtools import Browser
 from factories import ArticleFactory
 from lxml import html as lxml_html
 from lxml.html import HtmlElement
+from processes import EXAMPLE_DIR, example_environ, example_manage
 from pytest_django.live_server_helper import LiveServer
 from sitemap_xml import ExtendedUrl, parse_extended_urlset, parse_index
 from testapp.sitemaps import ArticleSource
 
-EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "example_project"
 POSTS = 30
 SERVER_START_SECONDS = 30
 CHROMIUM_SECONDS = 60
@@ -61,20 +61,6 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Environment variables the example project (or Python) reads that must come
-# from this test, never from the suite's environment: the suite's settings
-# module and tests/ on the path, the database choice (a PostgreSQL pass of CI
-# sets PGHOST and friends; EXAMPLE_DATABASE alone decides), the serving mode.
-CHILD_ENV_DROPPED = (
-    "DJANGO_SETTINGS_MODULE",
-    "PYTHONPATH",
-    "PYTHONSAFEPATH",
-    "PYTHONSTARTUP",
-    "EXAMPLE_DATABASE",
-    "SITEMAPKIT_BASE_URL",
-    "SITEMAPKIT_SERVE",
-    "SITEMAPKIT_OUTPUT_DIR",
-)
 
 
 def find_chromium() -> str | None:
@@ -132,8 +118,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def example_env(base_url: str, workdir: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in CHILD_ENV_DROPPED}
-    env.update(
+    return example_environ(
         # An absolute path replaces the default db.sqlite3 next to manage.py.
         EXAMPLE_DATABASE=str(workdir / "example.sqlite3"),
         SITEMAPKIT_BASE_URL=base_url,
@@ -141,19 +126,10 @@ def example_env(base_url: str, workdir: Path) -> dict[str, str]:
         # Nothing is read from (or written to) example_project/public/sitemaps.
         SITEMAPKIT_OUTPUT_DIR=str(workdir / "sitemaps"),
     )
-    return env
 
 
 def manage(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=EXAMPLE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = example_manage(env, *args)
     assert done.returncode == 0, f"manage.py {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
 
 

@@ -21,18 +21,17 @@ from django_sitemapkit.sources.plan import compile_plan
 
 # Redraw a progress bar at most this often, in seconds.
 REDRAW_EVERY = 0.1
+#: The characters of a progress bar's bar.
+BAR_WIDTH = 24
 
 
-class Console:
-    """The command's output at its verbosity; ``several`` when the project has several
-    sites, whose output each opens with a header naming the site."""
+class Output:
+    """A command's output at its verbosity, each site's part opening with a header
+    naming the site when the project has several: ``build_sitemaps``' and
+    ``verify_sitemaps``'."""
 
-    def __init__(
-        self, stdout: OutputWrapper, stderr: OutputWrapper, style: Style, verbosity: int
-    ) -> None:
+    def __init__(self, stdout: OutputWrapper, verbosity: int) -> None:
         self.stdout = stdout
-        self.stderr = stderr
-        self.style = style
         self.verbosity = verbosity
 
     def info(self, message: str) -> None:
@@ -42,6 +41,17 @@ class Console:
     def site_header(self, site: SitemapSite) -> None:
         if site.several:
             self.info(f"Site {site.name!r} on {site.base_url}:")
+
+
+class Console(Output):
+    """``build_sitemaps``' output."""
+
+    def __init__(
+        self, stdout: OutputWrapper, stderr: OutputWrapper, style: Style, verbosity: int
+    ) -> None:
+        super().__init__(stdout, verbosity)
+        self.stderr = stderr
+        self.style = style
 
     def progress_bar(self, site: SitemapSite) -> ProgressBar | None:
         return ProgressBar(self, site) if self.verbosity >= 1 and self.stdout.isatty() else None
@@ -153,10 +163,20 @@ def section_row(section: SectionBuild) -> tuple[str, ...]:
     )
 
 
+def progress_line(label: str, done: int, total: int, unit: str, elapsed: float) -> str:
+    """A progress bar's line, drawn over the last (``\\r``): ``done`` of ``total``
+    ``unit`` in ``elapsed`` seconds, their rate and the time left at that rate.
+    ``verify_sitemaps`` draws its own with it too."""
+    rate = done / max(elapsed, 1e-9)
+    share = min(done / total, 1.0) if total else 1.0
+    eta = (total - done) / rate if rate and total > done else 0.0
+    filled = int(share * BAR_WIDTH)
+    bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+    return f"\r{label}  [{bar}]  {done:,}/{total:,} {unit}  {rate:,.0f} {unit}/s  ETA {eta:.0f} s"
+
+
 class ProgressBar:
     """One redrawn line per section of ``site`` on a terminal: rows done, rows/s and ETA."""
-
-    WIDTH = 24
 
     def __init__(self, console: Console, site: SitemapSite) -> None:
         self.console = console
@@ -176,17 +196,9 @@ class ProgressBar:
         if now - self.drawn < REDRAW_EVERY:
             return
         self.drawn = now
-        elapsed = max(now - self.started, 1e-9)
-        rate = rows / elapsed
-        done = min(rows / self.total, 1.0) if self.total else 1.0
-        eta = (self.total - rows) / rate if rate and self.total > rows else 0.0
-        filled = int(done * self.WIDTH)
-        bar = "#" * filled + "-" * (self.WIDTH - filled)
         stdout = self.console.stdout
         stdout.write(
-            f"\r{section}  [{bar}]  {rows:,}/{self.total:,} rows  {rate:,.0f} rows/s  "
-            f"ETA {eta:.0f} s",
-            ending="",
+            progress_line(section, rows, self.total, "rows", now - self.started), ending=""
         )
         stdout.flush()
 

@@ -12,12 +12,10 @@ every site's publish or refusal; a run interrupted removes it.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import logging
 import os
-import secrets
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
@@ -25,6 +23,7 @@ from typing import IO, Any
 from django_sitemapkit.build.changes import KINDS, SectionChanges
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.guard import RemovalRefused
+from django_sitemapkit.build.replacing import ReplacingFile
 from django_sitemapkit.build.report import BuildResult
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.indexnow.compare import Change
@@ -72,20 +71,17 @@ class ReportFile(Report):
     """The report of one run, open for writing until ``close()`` puts it in place."""
 
     def __init__(self, path: str) -> None:
-        self.path = os.path.abspath(path)
-        directory, name = os.path.split(self.path)
-        self.temporary = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.tmp")
         if os.path.isdir(path):
             raise BuildError(f"Cannot write the report to {path}: it is a directory.")
         try:
-            # The mode a new file of the user's gets (the umask applies).
-            descriptor = os.open(self.temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            self.file = ReplacingFile(path, "ascii")
         except OSError as exc:
             raise BuildError(
                 f"Cannot write the report to {path}: {exc.strerror or exc}; give --report a "
                 "file in a directory that exists and can be written to."
             ) from exc
-        self.out: IO[str] = os.fdopen(descriptor, "w", encoding="ascii")
+        self.path = self.file.path
+        self.out: IO[str] = self.file.out
         self.started = now()
         self.sites = 0
         self.published = False
@@ -166,11 +162,7 @@ class ReportFile(Report):
                 raise self.failure
             self.out.write(f'}}, "finished": {text(finished.isoformat())}, "seconds": {seconds}, ')
             self.out.write(f'"published": {text(self.published)}}}\n')
-            self.out.flush()
-            # On disk before the rename: a crash never leaves a report cut short at its name.
-            os.fsync(self.out.fileno())
-            self.out.close()
-            os.replace(self.temporary, self.path)
+            self.file.replace()
         except OSError as exc:
             self.discard()
             raise BuildError(
@@ -180,10 +172,7 @@ class ReportFile(Report):
         return self.path
 
     def discard(self) -> None:
-        with contextlib.suppress(OSError):  # what is left to flush goes with the file
-            self.out.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.temporary)
+        self.file.discard()
 
 
 @contextmanager

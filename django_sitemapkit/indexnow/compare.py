@@ -8,15 +8,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator
 from typing import IO, NamedTuple
-from xml.parsers import expat
 
-from django_sitemapkit.encoding.encoder import NAMESPACE
+from django_sitemapkit.encoding.reading import read_urlset
 
 #: The state of a URL no longer listed.
 REMOVED = "removed"
-# expat joins a namespace and a local name with this separator.
-URLSET, URL, LOC, LASTMOD = (f"{NAMESPACE} {name}" for name in ("urlset", "url", "loc", "lastmod"))
-READ_SIZE = 64 * 1024
 
 
 #: What a URL's listing did between the two versions (``Change.kind``).
@@ -110,45 +106,7 @@ def compare(old: Iterable[Named], new: Iterable[Named]) -> Iterator[Change]:
 
 def parsed(document: bytes | IO[bytes], name: str) -> list[tuple[str, str | None]]:
     """The ``(loc, lastmod)`` of each ``<url>``, read as the bytes stream in."""
-    entries: list[tuple[str, str | None]] = []
-    path: list[str] = []
-    text: list[str] = []
-    values: dict[str, str] = {}
-
-    def start(tag: str, attributes: object) -> None:
-        if not path and tag != URLSET:
-            root = "{" + tag.replace(" ", "}", 1) if " " in tag else tag
-            raise ValueError(f"{name} is not a <urlset> document: its root is {root!r}.")
-        path.append(tag)
-        text.clear()
-
-    def end(tag: str) -> None:
-        path.pop()
-        if path[1:] == [URL] and tag in (LOC, LASTMOD):
-            values[tag] = "".join(text).strip()
-        elif path == [URLSET] and tag == URL:
-            if LOC in values:
-                entries.append((values[LOC], values.get(LASTMOD)))
-            values.clear()
-
-    def refuse(*args: object) -> None:
-        raise ValueError(f"{name} has a document type declaration, which is refused.")
-
-    parser = expat.ParserCreate(namespace_separator=" ")
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = text.append
-    parser.StartDoctypeDeclHandler = refuse
-    try:
-        if isinstance(document, bytes):
-            parser.Parse(document, True)
-        else:
-            while chunk := document.read(READ_SIZE):
-                parser.Parse(chunk, False)
-            parser.Parse(b"", True)
-    except expat.ExpatError as exc:
-        raise ValueError(f"{name} is not well-formed XML: {exc}.") from exc
-    return entries
+    return [(url.loc, url.lastmod) for url in read_urlset(document, name)]
 
 
 def is_newer(lastmod: str, than: str | None) -> bool:

@@ -1,0 +1,188 @@
+"""Each listed URL requested through Django's own WSGI handler, in this process: no
+socket, no server, and no change to any database.
+
+The request is what a crawler's would be on the site: its scheme
+(``wsgi.url_scheme``), host (``Host``) and port are the site's, the path and
+query the URL's, under ``FORCE_SCRIPT_NAME`` as the locations were built.
+The whole request, the ``request_started`` and ``request_finished`` signals
+included, runs inside one transaction on every database alias, rolled back
+after it (``rolled_back()``): a view that writes leaves no row behind,
+``ATOMIC_REQUESTS`` nests inside it, and ``transaction.on_commit()`` hooks
+are discarded unrun. Django's ``close_old_connections`` is kept from those
+signals while the requests run (``requesting()``), as the test client does:
+it would close a connection inside its transaction. What lives outside the
+databases (a cache, files, e-mail) is not rolled back (``docs/verify.md``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from io import BytesIO
+from typing import Any
+from urllib.parse import unquote_to_bytes, urlsplit
+
+from django.conf import settings
+from django.core import signals
+from django.core.handlers.wsgi import WSGIHandler
+from django.db import DatabaseError, close_old_connections, connections, transaction
+from django.http import HttpResponseBase
+
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.verification.markup import Head, read_head
+
+#: The most bytes of an HTML body read for its head (HTML's head comes first;
+#: Google reads 15 MB of a page, but a head past 1 MiB is no head in practice).
+HEAD_BYTES = 1 << 20
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+USER_AGENT = "django-sitemapkit verify_sitemaps"
+# What a crawler asks for: HTML first (RFC 9110 section 12.5.1).
+ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+#: The exception a view raised during the request, if one did (one request at a
+#: time in a process: ``--jobs`` runs processes, never threads).
+_raised: list[BaseException] = []
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a response said, as much as the reasons need."""
+
+    status: int
+    headers: dict[str, str]
+    #: The head of an HTML body of a 200 response; ``None`` otherwise.
+    head: Head | None = None
+    #: The exception the view raised (a 500), as ``Type: message``.
+    error: str | None = None
+
+
+def keep_exception(sender: Any, **kwargs: Any) -> None:
+    """``got_request_exception``'s receiver: Django sends it from inside the ``except``
+    that caught what a view raised, before it answers 500."""
+    exception = sys.exc_info()[1]
+    if exception is not None:
+        _raised.append(exception)
+
+
+@contextmanager
+def requesting(request_log: bool = False) -> Iterator[None]:
+    """Where the requests run: connections kept open across them, the exceptions of
+    views kept for their answers, and, unless ``request_log``, the ``django.request``
+    logger silenced: each 404 and 500 is in the report, and Django's default
+    ``LOGGING`` would e-mail every 500 to ``ADMINS``."""
+    removed = [
+        signal
+        for signal in (signals.request_started, signals.request_finished)
+        if signal.disconnect(close_old_connections)
+    ]
+    signals.got_request_exception.connect(keep_exception, dispatch_uid=__name__)
+    request_logger = logging.getLogger("django.request")
+    disabled = request_logger.disabled
+    request_logger.disabled = disabled or not request_log
+    try:
+        yield
+    finally:
+        request_logger.disabled = disabled
+        signals.got_request_exception.disconnect(dispatch_uid=__name__)
+        for signal in removed:
+            signal.connect(close_old_connections)
+
+
+class Unreachable(Exception):
+    """A database a request's transaction cannot be opened on."""
+
+
+@contextmanager
+def rolled_back() -> Iterator[None]:
+    """One transaction on each database alias, rolled back however the block ends."""
+    with ExitStack() as stack:
+        for alias in connections:
+            try:
+                stack.enter_context(transaction.atomic(using=alias))
+            except DatabaseError as exc:
+                raise Unreachable(
+                    f"No transaction can be opened on database {alias!r} of DATABASES "
+                    f"({type(exc).__name__}: {exc}), so no request can be rolled back: "
+                    "nothing was requested since. Every database of DATABASES must be "
+                    "reachable while verify_sitemaps runs."
+                ) from exc
+        try:
+            yield
+        finally:
+            for alias in connections:
+                transaction.set_rollback(True, using=alias)
+
+
+class Requester:
+    """GET requests for one site's URLs, each answered by the project's own views."""
+
+    def __init__(self, site: SitemapSite) -> None:
+        self.site = site
+        self.handler = WSGIHandler()
+
+    def environ(self, url: str) -> dict[str, Any]:
+        """The WSGI environment of a crawler's GET of ``url`` (PEP 3333)."""
+        origin = self.site.origin
+        parts = urlsplit(url)
+        path = parts.path or "/"
+        script = (settings.FORCE_SCRIPT_NAME or "").rstrip("/")
+        if script and (path == script or path.startswith(script + "/")):
+            path = path[len(script) :] or "/"
+        return {
+            "REQUEST_METHOD": "GET",
+            "SCRIPT_NAME": script,
+            # PEP 3333: the path decoded, its bytes as ISO-8859-1 characters.
+            "PATH_INFO": unquote_to_bytes(path).decode("iso-8859-1"),
+            "QUERY_STRING": parts.query,
+            "SERVER_NAME": origin.host,
+            "SERVER_PORT": str(origin.port),
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "REMOTE_ADDR": "127.0.0.1",
+            "HTTP_HOST": origin.authority,
+            "HTTP_USER_AGENT": USER_AGENT,
+            "HTTP_ACCEPT": ACCEPT,
+            "wsgi.version": (1, 0),
+            "wsgi.url_scheme": origin.scheme,
+            "wsgi.input": BytesIO(),
+            "wsgi.errors": sys.stderr,
+            "wsgi.multithread": False,
+            "wsgi.multiprocess": False,
+            "wsgi.run_once": False,
+        }
+
+    def get(self, url: str) -> Answer:
+        """The answer to a GET of ``url``; an exception of the view is its 500."""
+        environ = self.environ(url)
+        _raised.clear()
+        with rolled_back():
+            try:
+                response = self.handler(environ, lambda status, headers: None)
+            except Exception as exc:
+                # DEBUG_PROPAGATE_EXCEPTIONS: Django raised it instead of answering 500.
+                return Answer(500, {}, error=described(exc))
+            try:
+                return self.answer(response)
+            except Exception as exc:
+                # A streamed body that failed after its first bytes.
+                return Answer(500, {}, error=described(exc))
+            finally:
+                response.close()
+
+    def answer(self, response: HttpResponseBase) -> Answer:
+        headers = {
+            name: response[name]
+            for name in ("Location", "X-Robots-Tag", "Link", "Content-Type")
+            if name in response
+        }
+        error = described(_raised[-1]) if _raised else None
+        media_type = headers.get("Content-Type", "").partition(";")[0].strip().lower()
+        if response.status_code != 200 or media_type not in HTML_TYPES:
+            return Answer(response.status_code, headers, error=error)
+        head = read_head(iter(response), response.charset, HEAD_BYTES)
+        return Answer(response.status_code, headers, head, error)
+
+
+def described(exception: BaseException) -> str:
+    return f"{type(exception).__name__}: {exception}"

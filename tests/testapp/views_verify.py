@@ -1,0 +1,99 @@
+"""Article pages for ``verify_sitemaps`` (``tests/test_verify_sitemaps.py``): each a
+clean page with its own canonical URL, except the planted rows, whose slug chooses
+the problem."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    StreamingHttpResponse,
+)
+from django.shortcuts import get_object_or_404
+
+from testapp.models import Article
+
+#: What the views' ``on_commit`` hooks did (none may run under verify_sitemaps).
+committed: list[str] = []
+
+
+def html(title: str, head: str) -> HttpResponse:
+    return HttpResponse(
+        "<!doctype html>\n<html><head><title>" + title + "</title>" + head + "</head>"
+        "<body><h1>" + title + "</h1></body></html>"
+    )
+
+
+def own_canonical(request: HttpRequest) -> str:
+    return f'<link rel="canonical" href="{request.build_absolute_uri()}">'
+
+
+def article(request: HttpRequest, slug: str) -> HttpResponse:
+    found = get_object_or_404(Article, slug=slug)
+    if slug == "missing":
+        # A listed row the page does not show: what a stricter queryset does.
+        raise Http404("No such article.")
+    if slug == "moved":
+        return HttpResponseRedirect("/articles/elsewhere/", status=301)
+    if slug == "private":
+        return login_required(lambda request: html(found.title, own_canonical(request)))(request)
+    if slug == "broken":
+        raise ValueError("the template is missing")
+    if slug == "meta-noindex":
+        return html(found.title, '<meta name="robots" content="noindex, follow">')
+    if slug == "header-noindex":
+        response = html(found.title, own_canonical(request))
+        response["X-Robots-Tag"] = "googlebot: noindex"
+        return response
+    if slug == "copy":
+        return html(found.title, '<link rel="canonical" href="../original/">')
+    if slug == "interrupted":
+        # What Ctrl-C raises wherever the process is when it comes.
+        raise KeyboardInterrupt
+    if slug == "escaped":
+        # ESC in a header: a terminal would clear its screen.
+        response = html(found.title, own_canonical(request))
+        response["X-Robots-Tag"] = "noindex, \x1b[2J"
+        return response
+    if slug == "writer":
+        return writing(request, found)
+    return html(found.title, own_canonical(request))
+
+
+def writing(request: HttpRequest, found: Article) -> HttpResponse:
+    """A page that writes on every view: a counter, a log row, a hook after commit."""
+    Article.objects.filter(pk=found.pk).update(title="viewed")
+    Article.objects.create(slug="written-by-a-view", published=False)
+    transaction.on_commit(lambda: committed.append(found.slug or ""))
+    return html(found.title, own_canonical(request))
+
+
+def login(request: HttpRequest) -> HttpResponse:
+    return html("Log in", own_canonical(request))
+
+
+def echo(request: HttpRequest) -> HttpResponse:
+    """A page whose canonical URL is the request's own, as the view sees it (scheme,
+    host, script name, path and query), and whose title is its user agent."""
+    return html(request.headers.get("User-Agent", ""), own_canonical(request))
+
+
+def streamed(request: HttpRequest, fails: bool) -> StreamingHttpResponse:
+    """A page streamed in pieces: a megabyte and more of head before its robots tag,
+    or a head that fails after its first bytes."""
+
+    def pieces() -> Iterator[bytes]:
+        yield b"<!doctype html><html><head><title>Long</title>"
+        if fails:
+            raise ConnectionError("the upstream service went away")
+        for _ in range(20):
+            yield b"<style>" + b" " * 65_536 + b"</style>"
+        yield b'<meta name="robots" content="noindex"></head><body></body></html>'
+
+    return StreamingHttpResponse(pieces(), content_type="text/html; charset=utf-8")
