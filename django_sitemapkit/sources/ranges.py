@@ -121,6 +121,10 @@ def batch_stats(pager: QueryPager, lows: list[Key | None], high: Key | None) -> 
         numbered = part.annotate(**{RANGE_ALIAS: Value(number, output_field=IntegerField())})
         parts.append(numbered.values(RANGE_ALIAS).annotate(**aggregates))
     united = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    # Django 6.1.3 orders the union by the model's Meta.ordering, columns none of
+    # its parts selects, which SQLite and PostgreSQL refuse; the ranges are found
+    # by number, so no order is needed.
+    united = united.order_by()
     found = {row[RANGE_ALIAS]: row for row in united}
     return [stats_of(found.get(i)) for i in range(len(lows))]
 
