@@ -8,13 +8,17 @@ from verified import verify_site  # noqa: F401 (a fixture)
 
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.robots_rules import parse_robots_txt
+from django_sitemapkit.sites.robots_txt import SiteRobots
 from django_sitemapkit.verification.inspection import SiteFacts, inspected, same_url
 from django_sitemapkit.verification.markup import Head
 from django_sitemapkit.verification.reasons import KINDS
 from django_sitemapkit.verification.requester import Answer
 
 URL = "https://www.example.com/articles/tea/"
-FACTS = SiteFacts("/accounts/login/")
+AGENTS = ("Googlebot", "Bingbot")
+ALLOW_ALL = SiteRobots("robots.txt", parse_robots_txt(""), "")
+FACTS = SiteFacts("/accounts/login/", ALLOW_ALL, AGENTS)
 HTML = {"Content-Type": "text/html"}
 
 
@@ -78,7 +82,7 @@ def test_a_redirect_without_a_location() -> None:
 
 def test_no_login_url_makes_every_redirect_a_redirect() -> None:
     answer = Answer(302, {"Location": "/accounts/login/"})
-    assert reasons(answer, SiteFacts(None)) == [
+    assert reasons(answer, SiteFacts(None, ALLOW_ALL, AGENTS)) == [
         ("redirect", "302 to https://www.example.com/accounts/login/")
     ]
 
@@ -134,9 +138,57 @@ def test_same_url_after_normalization(one: str, other: str, same: bool) -> None:
 def test_login_is_read_from_the_settings() -> None:
     site = SitemapSite("default", Origin.from_url("https://www.example.com"))
     with override_settings(LOGIN_URL="/sign-in/"):
-        assert SiteFacts.found(site) == SiteFacts("/sign-in/")
+        assert SiteFacts.found(site).login == "/sign-in/"
     with override_settings(LOGIN_URL="login"):
         # A URL name, as testapp/urls_verify.py names its login page.
-        assert SiteFacts.found(site) == SiteFacts("/accounts/login/")
+        assert SiteFacts.found(site).login == "/accounts/login/"
     with override_settings(LOGIN_URL="no-such-url-name"):
-        assert SiteFacts.found(site) == SiteFacts(None)
+        assert SiteFacts.found(site).login is None
+
+
+def robots(text: str) -> SiteFacts:
+    return SiteFacts(None, SiteRobots("robots.txt", parse_robots_txt(text), ""), AGENTS)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "User-agent: *\nDisallow: /*/tea/$\n",
+            [("robots", "Googlebot: Disallow: /*/tea/$, line 2")],
+        ),
+        # The longest match decides, and Allow wins a tie (Google's documented rules).
+        ("User-agent: *\nDisallow: /articles/\nAllow: /articles/tea/\n", []),
+        ("User-agent: *\nDisallow: /articles/t\nAllow: /articles/t\n", []),
+        # Bingbot's own group is obeyed by Bingbot alone.
+        (
+            "User-agent: bingbot\nDisallow: /articles/\n",
+            [("robots", "Bingbot: Disallow: /articles/, line 2")],
+        ),
+        ("User-agent: *\nDisallow: /*?\n", []),
+    ],
+)
+def test_a_url_robots_txt_disallows_whatever_the_answer(
+    text: str, found: list[tuple[str, str]]
+) -> None:
+    # A crawler never fetches a URL its robots.txt disallows: the answer is not read.
+    assert reasons(Answer(404, {}), robots(text)) == [*found, ("not-found", "404")]
+
+
+def test_a_robots_txt_that_cannot_be_read_is_said_of_each_url() -> None:
+    facts = SiteFacts(None, "https://www.example.com/robots.txt answered 503", AGENTS)
+    assert reasons(Answer(200, HTML), facts) == [
+        ("robots", "robots.txt could not be read: https://www.example.com/robots.txt answered 503")
+    ]
+
+
+@pytest.mark.usefixtures("verify_site")
+def test_the_robots_txt_is_the_projects_own() -> None:
+    site = SitemapSite("default", Origin.from_url("https://www.example.com"))
+    facts = SiteFacts.found(site)
+    assert facts.agents == AGENTS
+    assert reasons(Answer(200, HTML), facts) == []
+    hidden = inspected("https://www.example.com/articles/tea-hidden/", Answer(200, HTML), facts)
+    assert [(item.code, item.detail) for item in hidden] == [
+        ("robots", "Googlebot: Disallow: /articles/*-hidden/$, line 3")
+    ]

@@ -96,6 +96,7 @@ PLANTED = [
     ("header-noindex", "noindex", "X-Robots-Tag: googlebot: noindex"),
     ("copy", "canonical", f'{BASE}/articles/original/ (<link rel="canonical">)'),
     ("broken", "server-error", "500, ValueError: the template is missing"),
+    ("draft-hidden", "robots", "Googlebot: Disallow: /articles/*-hidden/$, line 3"),
 ]
 
 
@@ -143,8 +144,8 @@ def test_every_kind_at_once_in_the_order_of_kinds(sources: Sources) -> None:
     slugs = [slug for slug, _, _ in PLANTED]
     articles("first", *slugs)
     assert verify("--max-shown", "1") == (
-        "articles: 8 of 8 URLs requested, 7 problems (S s)\n"
-        "Found 7 problems:\n"
+        "articles: 9 of 9 URLs requested, 8 problems (S s)\n"
+        "Found 8 problems:\n"
         "articles, not found (404): 1 URL\n"
         f"  {BASE}/articles/missing/  404\n"
         "articles, server error (5xx): 1 URL\n"
@@ -158,8 +159,10 @@ def test_every_kind_at_once_in_the_order_of_kinds(sources: Sources) -> None:
         "  ... and 1 more\n"
         "articles, its canonical URL is another: 1 URL\n"
         f'  {BASE}/articles/copy/  {BASE}/articles/original/ (<link rel="canonical">)\n'
-        "8 URLs requested in S s, S ms a URL.\n",
-        "CommandError: 7 problems found, more than --max-problems 0.\n",
+        "articles, disallowed by robots.txt: 1 URL\n"
+        f"  {BASE}/articles/draft-hidden/  Googlebot: Disallow: /articles/*-hidden/$, line 3\n"
+        "9 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 8 problems found, more than --max-problems 0.\n",
         1,
     )
 
@@ -430,7 +433,7 @@ def test_jobs_request_in_processes_with_the_same_report(sources: Sources, tmp_pa
     one = verify(json=str(tmp_path / "one.json"))
     two = verify("--jobs", "2", json=str(tmp_path / "two.json"))
     assert two == one
-    assert one[0].startswith("articles: 67 of 67 URLs requested, 7 problems (S s)\n")
+    assert one[0].startswith("articles: 68 of 68 URLs requested, 8 problems (S s)\n")
     assert (tmp_path / "two.json").read_text() == (tmp_path / "one.json").read_text()
 
 

@@ -22,8 +22,10 @@ from django.shortcuts import resolve_url
 from django.urls import NoReverseMatch
 from django.utils.encoding import iri_to_uri
 
+from django_sitemapkit.conf import conf
 from django_sitemapkit.sites.base_urls import DEFAULT_PORTS
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.robots_txt import RobotsUnavailable, SiteRobots, read_robots
 from django_sitemapkit.verification.markup import SHOWN, canonical_links, noindex_for
 from django_sitemapkit.verification.reasons import (
     CANONICAL,
@@ -32,6 +34,7 @@ from django_sitemapkit.verification.reasons import (
     NOINDEX,
     NOT_FOUND,
     REDIRECT,
+    ROBOTS,
     SERVER_ERROR,
     STATUS,
     UNAUTHORIZED,
@@ -52,10 +55,15 @@ UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 @dataclass(frozen=True)
 class SiteFacts:
     """What the checks know of a site beyond a response, found once per run: where
-    its login page is (the robots.txt check adds the site's rules here)."""
+    its login page is, and its robots.txt."""
 
     #: ``settings.LOGIN_URL`` as a URL or path (a URL name reversed), if it is one.
     login: str | None
+    #: The site's robots.txt, read afresh as ``SITEMAPKIT_ROBOTS`` reads it (asked of
+    #: the project, or ``SITEMAPKIT_ROBOTS_FILE``); else why it could not be read.
+    robots: SiteRobots | str
+    #: ``SITEMAPKIT_ROBOTS_AGENTS``: a URL any of them may not fetch is reported.
+    agents: tuple[str, ...]
 
     @classmethod
     def found(cls, site: SitemapSite) -> SiteFacts:
@@ -63,7 +71,26 @@ class SiteFacts:
             login: str | None = str(resolve_url(settings.LOGIN_URL))
         except NoReverseMatch:
             login = None
-        return cls(login)
+        robots: SiteRobots | str
+        try:
+            robots = read_robots(site.origin)
+        except RobotsUnavailable as exc:
+            robots = str(exc)
+        return cls(login, robots, tuple(conf.ROBOTS_AGENTS))
+
+
+def robots_reasons(url: str, answer: Answer, site: SiteFacts) -> list[Reason]:
+    """A URL robots.txt keeps a crawler from fetching, whatever the page says: the
+    engine never reads it. A robots.txt that cannot be read is said for each URL, as
+    Google stops crawling a site whose robots.txt fails (a 5xx) for long."""
+    if isinstance(site.robots, str):
+        return [reason(ROBOTS, f"robots.txt could not be read: {site.robots}"[:SHOWN])]
+    decision = site.robots.refusal(url, site.agents)
+    if decision is None:
+        return []
+    rule = decision.rule
+    assert rule is not None, "a disallowing decision names its rule"
+    return [reason(ROBOTS, f"{decision.agent}: {rule}, line {rule.line}"[:SHOWN])]
 
 
 def status_reasons(url: str, answer: Answer, site: SiteFacts) -> list[Reason]:
@@ -110,8 +137,8 @@ def canonical_reasons(url: str, answer: Answer, site: SiteFacts) -> list[Reason]
 
 
 Check = Callable[[str, Answer, SiteFacts], list[Reason]]
-#: What every answer is checked for, in order: a robots.txt check goes here.
-CHECKS: tuple[Check, ...] = (status_reasons,)
+#: What every answer is checked for, in order.
+CHECKS: tuple[Check, ...] = (robots_reasons, status_reasons)
 #: What a 200 is checked for too.
 INDEXABLE_CHECKS: tuple[Check, ...] = (noindex_reasons, canonical_reasons)
 

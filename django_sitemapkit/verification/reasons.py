@@ -6,8 +6,7 @@ names one of the problems Search Console reports on a submitted sitemap's URLs
 ("Submitted URL not found (404)", "has redirect", "marked 'noindex'", ...).
 A new kind is one row of ``KINDS`` and the check that finds it
 (``inspection.py`` for what a response says; ``hreflang.py`` for what the
-sitemap's entries say of each other). The robots.txt check is the next one:
-``ROBOTS`` is its row, and ``inspection.checks_for()`` its place.
+sitemap's entries say of each other).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ urlpatterns = [
     path("articles/<str:slug>/", views_verify.article, name="article-detail"),
     path("accounts/login/", views_verify.login, name="login"),
     path("echo/", views_verify.echo),
+    path("robots.txt", views_verify.robots_txt),
     path("streamed/long/", views_verify.streamed, {"fails": False}),
     path("streamed/failing/", views_verify.streamed, {"fails": True}),
     path("", include("django_sitemapkit.urls")),

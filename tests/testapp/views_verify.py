@@ -21,6 +21,9 @@ from testapp.models import Article
 
 #: What the views' ``on_commit`` hooks did (none may run under verify_sitemaps).
 committed: list[str] = []
+#: The site's robots.txt: an article whose slug ends in ``-hidden`` is disallowed by a
+#: wildcard rule, and ``?print=`` pages by another.
+ROBOTS_TXT = "User-agent: *\nDisallow: /*?print=\nDisallow: /articles/*-hidden/$\n"
 
 
 def html(title: str, head: str) -> HttpResponse:
@@ -97,3 +100,7 @@ def streamed(request: HttpRequest, fails: bool) -> StreamingHttpResponse:
         yield b'<meta name="robots" content="noindex"></head><body></body></html>'
 
     return StreamingHttpResponse(pieces(), content_type="text/html; charset=utf-8")
+
+
+def robots_txt(request: HttpRequest) -> HttpResponse:
+    return HttpResponse(ROBOTS_TXT, content_type="text/plain; charset=utf-8")
