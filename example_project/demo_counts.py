@@ -39,7 +39,7 @@ def database_counts(site: str) -> dict[str, int]:
     from blog.models import FEATURED_PRIORITY, Category, Post
     from blog.sitemaps import PageSource
 
-    posts = Post.objects.filter(published=True)
+    posts = Post.objects.filter(published=True, seo_noindex=False)
     if site == "shop":
         posts = posts.filter(priority__gte=FEATURED_PRIORITY)
     counts = {

@@ -109,6 +109,15 @@ def random_body() -> str:
     return " ".join(randgen.sample(_SENTENCES, k=randgen.randint(2, 4)))
 
 
+#: One post in this many is kept out of search results (``seo_noindex``); chosen by its
+#: number, not at random, so that the other fields' random values stay as they were.
+NOINDEX_EVERY = 100
+
+
+def is_noindex(number: int) -> bool:
+    return number % NOINDEX_EVERY == NOINDEX_EVERY - 1
+
+
 def random_published() -> bool:
     return factory.random.randgen.random() >= DRAFT_RATE
 
@@ -143,6 +152,7 @@ class PostFactory(factory.django.DjangoModelFactory):
     published = factory.LazyFunction(random_published)
     updated_at = factory.fuzzy.FuzzyDateTime(years_ago(4), timezone.now())
     priority = factory.LazyFunction(random_priority)
+    seo_noindex = factory.Sequence(is_noindex)
 
 
 def build_posts(
@@ -163,6 +173,7 @@ def build_posts(
                 published=random_published(),
                 updated_at=start + dt.timedelta(seconds=randgen.randint(0, seconds)),
                 priority=random_priority(),
+                seo_noindex=is_noindex(number),
             )
         )
     return posts

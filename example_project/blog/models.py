@@ -38,8 +38,11 @@ class Post(models.Model):
     body = models.TextField()
     published = models.BooleanField(default=True)
     updated_at = models.DateTimeField(db_index=True)
-    #: Sitemap priority for this post; empty means "leave it out of the sitemap".
+    #: How featured the post is (the shop lists the posts of FEATURED_PRIORITY and more).
     priority = models.FloatField(null=True, blank=True)
+    #: Kept out of search results: its page says noindex, and the sitemap leaves it out
+    #: (``noindex = "seo_noindex"`` in blog/sitemaps.py).
+    seo_noindex = models.BooleanField(default=False)
 
     objects = PostQuerySet.as_manager()
 

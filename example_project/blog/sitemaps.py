@@ -7,11 +7,12 @@ The project serves two sites (``SITEMAPKIT_SITES`` in mysite/settings.py):
 
     section      www (the blog)                shop
     posts        every published post          the featured posts only
+                 (but those marked seo_noindex)
     pages        home, about, list of posts    -
     categories   -                             every category
 
 With one site (``SITEMAPKIT_BASE_URL``) that site lists every section, and
-every published post: ``sites`` and ``get_site_queryset()`` only choose among
+every published post but the noindex ones: ``sites`` and ``get_site_queryset()`` only choose among
 several sites.
 """
 
@@ -21,7 +22,6 @@ import datetime as dt
 
 from django.db.models import Max, QuerySet
 from django_sitemapkit import (
-    Field,
     SitemapSite,
     SitemapSource,
     StaticPage,
@@ -45,9 +45,9 @@ class PostSource(SitemapSource):
     # URL argument -> field path; "category__slug" follows the foreign key.
     url_kwargs = {"category": "category__slug", "slug": "slug"}
     lastmod = "updated_at"
-    changefreq = "weekly"
-    # Posts with an empty priority get no <priority> element.
-    priority = Field("priority")
+    # Posts whose page says noindex are left out, in the query: every page keeps
+    # 50,000 URLs, and the index counts only what is listed.
+    noindex = "seo_noindex"
 
     def get_site_queryset(self, site: SitemapSite) -> QuerySet[Post]:
         # No `sites`: the section lists on every site, with the rows chosen here.
@@ -69,8 +69,6 @@ class PageSource(StaticSource):
     name = "pages"
     sites = ["www"]
     urls = ["home", "about", ("post-list", {})]
-    changefreq = "monthly"
-    priority = 1.0
 
     def lastmod(self, page: StaticPage) -> dt.datetime | None:
         # The home page and the list of posts change with the newest post.
