@@ -36,7 +36,7 @@ from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally, skip_row
-from django_sitemapkit.values import format_lastmod
+from django_sitemapkit.values import Horizon, format_lastmod
 
 
 def page_runs(
@@ -196,15 +196,18 @@ def indexed_pages(found: Iterable[Section]) -> list[IndexedPage]:
     ]
 
 
-def index_lastmod(value: LastmodValue | None) -> str | None:
+def index_lastmod(value: LastmodValue | None, horizon: Horizon) -> str | None:
     """A page's newest lastmod, left out if it cannot be written (the entry that
-    holds it is skipped from the page itself, for the same reason)."""
+    holds it is skipped from the page itself, for the same reason), or if it is later
+    than ``horizon``: the page lists that row without its date, and no date of the
+    page's other rows is known without reading them, so the page has none."""
     if value is None:
         return None
     try:
-        return format_lastmod(value)
+        written = format_lastmod(value)
     except InvalidEntry:
         return None
+    return None if horizon.passed(written) else written
 
 
 def index_locs(base_url: str, names: Iterable[str], gzip_links: bool) -> list[str]:
@@ -221,8 +224,9 @@ def index_entries(pages: Iterable[IndexedPage], origin: Origin) -> list[Entry]:
     """The served index's entries: the pages of the database, numbered from 1."""
     listed = list(pages)
     names = (page_filename(item.section, item.page) for item in listed)
+    horizon = Horizon()
     return [
-        Entry(loc, index_lastmod(item.lastmod))
+        Entry(loc, index_lastmod(item.lastmod, horizon))
         for loc, item in zip(index_locs(origin.url, names, conf.GZIP_LINKS), listed, strict=True)
     ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -13,6 +14,13 @@ from django_sitemapkit.exceptions import InvalidEntry
 
 # sitemaps.org protocol, "XML tag definitions": the seven values, lower case.
 CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+#: How far past this server's clock a lastmod may be and still be written: the clock
+#: of the database, or of the server that saved the row, may run ahead of this one.
+#: Five minutes is the skew Kerberos tolerates by default (MIT krb5's clockskew).
+LASTMOD_SKEW = dt.timedelta(minutes=5)
+#: A date has no time zone (W3C Datetime): it is in the future only once no place
+#: has reached it, and UTC+14 (Kiribati's Line Islands) reaches each day first.
+EARLIEST_ZONE = dt.timedelta(hours=14)
 
 
 def aware_utc(value: dt.datetime) -> dt.datetime:
@@ -46,6 +54,59 @@ def format_lastmod(value: Any) -> str:
     raise InvalidEntry(f"lastmod {value!r} is not a date or datetime")
 
 
+def parse_lastmod(text: str) -> dt.date:
+    """A lastmod as ``format_lastmod()`` writes it, read back (``ValueError`` otherwise)."""
+    return dt.date.fromisoformat(text) if len(text) == 10 else dt.datetime.fromisoformat(text)
+
+
+class Horizon:
+    """The latest ``lastmod`` that may be written now, as ``format_lastmod()`` writes
+    one: a datetime up to ``LASTMOD_SKEW`` past the clock, a date some place has
+    reached. Bing's webmaster guidance refuses dates in the future, and counts them
+    against a sitemap's other dates: a later value is no date at all.
+
+    Kept as text, so that a written value is compared with one string comparison;
+    one that passes it moves it to the clock again first (once a second at most),
+    so a long build or response never leaves out the date of a row saved while it
+    ran. ``at``, a moment, fixes it there instead.
+    """
+
+    __slots__ = ("latest", "moving", "next_look")
+
+    def __init__(self, at: dt.datetime | None = None) -> None:
+        self.moving = at is None
+        self.next_look = 0.0
+        self.latest = self.limits(at or dt.datetime.now(dt.timezone.utc))
+
+    @staticmethod
+    def limits(now: dt.datetime) -> tuple[str, str]:
+        """(the latest date, the latest datetime) written at ``now``; past year 9999,
+        the last of each (a manifest's moment is read from outside the process)."""
+        try:
+            latest = aware_utc(now) + LASTMOD_SKEW
+        except OverflowError:
+            latest = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+        moment = latest.replace(microsecond=0, tzinfo=None).isoformat() + "+00:00"
+        try:
+            day = (latest + EARLIEST_ZONE).date()
+        except OverflowError:
+            day = dt.date.max
+        return day.isoformat(), moment
+
+    def passed(self, text: str) -> bool:
+        """Whether the written lastmod ``text`` is later than may be written now."""
+        # A date is 10 characters; "2024-05-02" > "2024-05-01T..." as text, so
+        # a datetime's limit (the first test) lets no date through unchecked.
+        if text <= self.latest[1]:
+            return False
+        limit = self.latest[0] if len(text) == 10 else self.latest[1]
+        if text > limit and self.moving and time.monotonic() >= self.next_look:
+            self.next_look = time.monotonic() + 1
+            self.latest = self.limits(dt.datetime.now(dt.timezone.utc))
+            limit = self.latest[0] if len(text) == 10 else self.latest[1]
+        return text > limit
+
+
 def format_changefreq(value: Any) -> str:
     if value not in CHANGEFREQS or not isinstance(value, str):
         raise InvalidEntry(f"changefreq {value!r} is not one of {', '.join(CHANGEFREQS)}")
@@ -76,7 +137,7 @@ def newest_lastmod(values: Iterable[Any]) -> dt.date | None:
         if not isinstance(value, dt.date):
             continue
         try:
-            instant = _on_utc_axis(value)
+            instant = utc_instant(value)
         except (OverflowError, ValueError):
             continue
         if newest_instant is None or instant > newest_instant:
@@ -84,7 +145,7 @@ def newest_lastmod(values: Iterable[Any]) -> dt.date | None:
     return newest
 
 
-def _on_utc_axis(value: dt.date) -> dt.datetime:
+def utc_instant(value: dt.date) -> dt.datetime:
     # Dates count from midnight UTC, so they compare with datetimes.
     if isinstance(value, dt.datetime):
         return aware_utc(value)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
-from django_sitemapkit.names import MANIFEST_FILENAME
+from django_sitemapkit.names import INDEX_FILENAME, MANIFEST_FILENAME
 
 
 def snapshot(directory: Path, *, built: bool = True) -> dict[str, bytes]:
@@ -31,6 +32,23 @@ def without_times(files: dict[str, bytes]) -> dict[str, bytes]:
     recorded = json.loads(files[MANIFEST_FILENAME])
     recorded["built"] = recorded["full_check"] = None
     return {**files, MANIFEST_FILENAME: json.dumps(recorded, sort_keys=True).encode()}
+
+
+def undated(files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` without the index's dates: each says when its file last changed, so it
+    depends on the set's history and not on its rows alone (build/dates.py). The
+    index loses its ``<lastmod>`` elements and its ``.gz``, the manifest each file's
+    ``lastmod`` and the index's record (its size and hashes)."""
+    found = {name: body for name, body in files.items() if name != INDEX_FILENAME + ".gz"}
+    if INDEX_FILENAME in found:
+        found[INDEX_FILENAME] = re.sub(rb"<lastmod>[^<]*</lastmod>", b"", found[INDEX_FILENAME])
+    if MANIFEST_FILENAME in found:
+        recorded = json.loads(found[MANIFEST_FILENAME])
+        for record in [f for shard in recorded["shards"] for f in shard["files"]]:
+            record.pop("lastmod", None)
+        recorded.pop("index")
+        found[MANIFEST_FILENAME] = json.dumps(recorded, sort_keys=True).encode()
+    return found
 
 
 def visible(directory: Path) -> list[str]:

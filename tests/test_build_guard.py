@@ -32,7 +32,7 @@ pytestmark = pytest.mark.django_db
 Sources = Callable[..., None]
 SITE = "https://www.example.com"
 UPDATED = dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)
-LATER = dt.datetime(2030, 1, 2, tzinfo=dt.timezone.utc)
+LATER = dt.datetime(2025, 1, 2, tzinfo=dt.timezone.utc)
 
 
 class FourPerPage(ArticleSource):

@@ -25,7 +25,7 @@ from testapp.sitemaps import ArticleSource
 
 pytestmark = pytest.mark.django_db
 SITE = "https://www.example.com"
-LATER = dt.datetime(2030, 1, 2, tzinfo=dt.timezone.utc)
+LATER = dt.datetime(2025, 1, 2, tzinfo=dt.timezone.utc)
 Sources = Callable[..., None]
 
 

@@ -30,6 +30,8 @@ AFRESH = "every file is rendered afresh, and the build writes a new one."
 DATETIME = "a date and time with its UTC offset, as a build writes it"
 LASTMOD = "a lastmod as a build writes it (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)"
 Change = Callable[[dict[str, Any]], None]
+FILE_KEYS = ["gzip_sha256", "gzip_size", "name", "newest", "sha256", "size", "urls"]
+DATED_KEYS = sorted([*FILE_KEYS, "lastmod"])
 
 
 class SmallPages(ArticleSource):
@@ -149,6 +151,40 @@ CASES: list[tuple[str, Change, str]] = [
         "low-of-the-wrong-arity",
         lows([3, 4], [5, 6]),
         "shards[1].low is (3, 4), no key of 'articles'",
+    ),
+    (
+        "lastmod-garbage",
+        file_at("lastmod", "soon"),
+        f"shards[0].files[0].lastmod is 'soon', not {LASTMOD}",
+    ),
+    (
+        # A file is never dated before its newest row (build/dates.py).
+        "lastmod-before-newest",
+        lambda data: article(data, 0)["files"][0].update(newest="2024-05-01", lastmod="2024-04-30"),
+        "shards[0].files[0].lastmod is '2024-04-30', not None or a lastmod no earlier than "
+        "newest ('2024-05-01')",
+    ),
+    (
+        "lastmod-without-newest",
+        lambda data: article(data, 0)["files"][0].update(newest=None, lastmod="2024-04-30"),
+        "shards[0].files[0].lastmod is '2024-04-30', not None or a lastmod no earlier than "
+        "newest (None)",
+    ),
+    (
+        "lastmod-missing",
+        lambda data: article(data, 0)["files"][0].pop("lastmod"),
+        f"shards[0].files[0] has the keys {FILE_KEYS}, not {DATED_KEYS}",
+    ),
+    (
+        # Format 2 had no date of a file's own: one with it is no such manifest.
+        "format-2-with-lastmod",
+        lambda data: at(data, "format", 2),
+        f"shards[0].files[0] has the keys {DATED_KEYS}, not {FILE_KEYS}",
+    ),
+    (
+        "format-4",
+        lambda data: at(data, "format", 4),
+        "format is 4: this version reads 2 and 3",
     ),
     (
         "first-low-not-none",

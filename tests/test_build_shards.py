@@ -18,12 +18,15 @@ from sitemap_xml import parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
+from django_sitemapkit.build.manifest import Shard
+from django_sitemapkit.build.planning import left_out_date
 from django_sitemapkit.names import MANIFEST_FILENAME
 
 pytestmark = pytest.mark.django_db
 SITE = "https://www.example.com"
 Sources = Callable[..., None]
-LATER = dt.datetime(2030, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+UTC = dt.timezone.utc
+LATER = dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
 class TenPerPage(ArticleSource):
@@ -237,11 +240,14 @@ def test_the_manifest_describes_every_file(sources: Sources, tmp_path: Path) -> 
         assert file["gzip_size"] == (out / (file["name"] + ".gz")).stat().st_size
         assert file["urls"] == len(parse_urlset(content))
         assert file["newest"] == "2024-05-01T00:00:00+00:00"
+        # The set's first build dates each file in the index by its newest row.
+        assert file["lastmod"] == "2024-05-01T00:00:00+00:00"
     assert data["index"]["name"] == "sitemap.xml"
+    assert data["index"]["lastmod"] is None
     assert data["site"] == SITE
     # A row moved to the end of the order (another title) leaves the first shard
-    # and joins the last: two files change, and not the index, whose entries'
-    # newest lastmods are as they were.
+    # and joins the last: two files change, and so does the index, which dates
+    # both by this build although their newest lastmods are as they were.
     before = files(out)
     Article.objects.filter(pk=rows[0].pk).update(title="z")
     build(out)
@@ -250,6 +256,8 @@ def test_the_manifest_describes_every_file(sources: Sources, tmp_path: Path) -> 
         "sitemap-articles-1.xml.gz",
         "sitemap-articles-2.xml",
         "sitemap-articles-2.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
         MANIFEST_FILENAME,
     ]
 
@@ -282,9 +290,31 @@ def test_a_periodic_full_check_renders_every_shard_and_keeps_what_is_the_same(
     assert rewritten(before, files(out)) == []
     with override_settings(SITEMAPKIT_FULL_BUILD_EVERY=dt.timedelta(0)):
         build(out)
+    # The page's bytes changed: its date in the index moves on (dates.py).
     assert rewritten(before, files(out)) == [
         "sitemap-articles-1.xml",
         "sitemap-articles-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
         MANIFEST_FILENAME,
     ]
     assert f"{SITE}/articles/renamed/" in [loc for loc, _ in urls(out)]
+
+
+def shard_dated(tag: str, text: str) -> Shard:
+    return Shard("articles", None, {"rows": 1, "lastmod": {tag: text}, "key_sum": 1}, ())
+
+
+def test_a_shard_is_rendered_again_until_the_date_it_left_out_is_written() -> None:
+    at = dt.datetime(2030, 1, 1, 12, tzinfo=UTC)
+    # A datetime is written once the clock is five minutes short of it.
+    datetime = shard_dated("datetime", "2030-01-01T12:05:01+00:00")
+    assert left_out_date(datetime, at) is True
+    assert left_out_date(datetime, at + dt.timedelta(seconds=1)) is False
+    # A date once some place has reached it: UTC+14 reaches 2030-01-02 at 10:00 UTC.
+    date = shard_dated("date", "2030-01-02")
+    assert left_out_date(date, dt.datetime(2030, 1, 1, 9, 54, 59, tzinfo=UTC)) is True
+    assert left_out_date(date, dt.datetime(2030, 1, 1, 9, 55, tzinfo=UTC)) is False
+    # Nothing to write: no stats, no date.
+    assert left_out_date(Shard("pages", None, None, ()), at) is False
+    assert left_out_date(shard_dated("decimal", "1"), at) is False

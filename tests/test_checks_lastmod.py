@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.core.checks import Error
+from django.core.checks import Error, Warning
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.db import models
 from django.db.models import F, Max, QuerySet
+from django.test.utils import isolate_apps
 from testapp.models import Article, Category
 from testapp.sitemaps import ArticleSource
 
@@ -176,3 +178,108 @@ def test_a_date_field_is_told_by_its_class_or_its_internal_type() -> None:
     assert is_date(Stamp())
     assert not is_date(models.CharField())
     assert not is_date(models.IntegerField())
+
+
+# -- W035: a lastmod field with auto_now=True -------------------------------------------
+
+
+def w035(source: type[SitemapSource], declared: str, field: str, name: str) -> Warning:
+    return Warning(
+        f"{SOURCE}.{source.__name__} declares lastmod {declared}, which names {field}, a "
+        "field with auto_now=True: every save() moves it, whether or not the page changed, "
+        "and search engines stop trusting dates that move without their page.",
+        hint=f"Drop auto_now and set {name} where the page's content changes (in save(), "
+        "when the fields the page shows differ, or in the views that edit it); or define a "
+        "lastmod(self, row) method that returns such a date.",
+        obj=source,
+        id="sitemapkit.W035",
+    )
+
+
+def edited_sources() -> tuple[type[SitemapSource], ...]:
+    """Sources of a model made for the test, whose dates Django sets on every save()."""
+
+    class Edited(models.Model):
+        slug = models.CharField(max_length=50)
+        saved_at = models.DateTimeField(auto_now=True)
+        saved_on = models.DateField(auto_now=True)
+        created_at = models.DateTimeField(auto_now_add=True)
+        changed_at = models.DateTimeField(null=True)
+
+        class Meta:
+            app_label = "testapp"
+
+        def __str__(self) -> str:
+            return self.slug
+
+    def source(lastmod: str | Field) -> type[SitemapSource]:
+        name = lastmod.path if isinstance(lastmod, Field) else lastmod
+        attributes = {
+            "name": name.replace("_", "-"),
+            "queryset": Edited._default_manager.all(),
+            "url_name": "article-detail",
+            "url_kwargs": {"slug": "slug"},
+            "lastmod": lastmod,
+            "__module__": __name__,
+        }
+        return type("By" + name.title().replace("_", ""), (SitemapSource,), attributes)
+
+    paths: list[str | Field] = ["saved_at", Field("saved_on"), "created_at", "changed_at"]
+    return tuple(map(source, paths))
+
+
+def test_w035_a_lastmod_field_that_every_save_moves(sources: Sources) -> None:
+    with isolate_apps("testapp"):
+        saved_at, saved_on, created_at, changed_at = edited_sources()
+        sources(saved_at, saved_on, created_at, changed_at)
+        found = check_sources()
+    # auto_now_add is set once, when the row is made: not this warning.
+    assert found == [
+        w035(saved_at, "'saved_at'", "testapp.Edited.saved_at", "saved_at"),
+        w035(saved_on, "Field('saved_on')", "testapp.Edited.saved_on", "saved_on"),
+    ]
+
+
+def test_w035_is_registered(sources: Sources) -> None:
+    output = io.StringIO()
+    with isolate_apps("testapp"):
+        sources(edited_sources()[0])
+        call_command("check", stderr=output)
+    assert (
+        f"<class '{__name__}.BySavedAt'>: (sitemapkit.W035) {SOURCE}.BySavedAt declares "
+        "lastmod 'saved_at', which names testapp.Edited.saved_at, a field with auto_now=True"
+    ) in output.getvalue()
+
+
+# -- W036: a lastmod constant in the future ----------------------------------------------
+
+
+class FutureStaticLastmod(BadStaticLastmod):
+    lastmod = dt.date(2999, 1, 1)
+
+
+class FutureArticles(ArticleSource):
+    lastmod: Any = dt.datetime(2999, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def test_w036_a_lastmod_constant_in_the_future(sources: Sources) -> None:
+    sources(FutureStaticLastmod, FutureArticles)
+    hint = "Set lastmod to when the section's pages last changed, or remove it."
+    assert check_sources() == [
+        Warning(
+            f"{SOURCE}.FutureStaticLastmod declares lastmod datetime.date(2999, 1, 1), which "
+            "is later than now: every entry is listed without it, as search engines refuse "
+            "dates in the future.",
+            hint=hint,
+            obj=FutureStaticLastmod,
+            id="sitemapkit.W036",
+        ),
+        Warning(
+            f"{SOURCE}.FutureArticles declares lastmod datetime.datetime(2999, 1, 1, 0, 0, "
+            "tzinfo=datetime.timezone.utc), which is later than now: every entry is listed "
+            "without it, as search engines refuse dates in the future.",
+            hint=hint,
+            obj=FutureArticles,
+            id="sitemapkit.W036",
+        ),
+    ]

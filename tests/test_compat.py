@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from pathlib import Path
@@ -21,7 +22,7 @@ from sitemap_xml import NS, fetch, parse_index, parse_urlset
 from testapp.models import Article
 
 from django_sitemapkit import InvalidEntry
-from django_sitemapkit.compat import sitemap
+from django_sitemapkit.compat import index, sitemap
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_compat")]
 
@@ -361,3 +362,43 @@ def test_robots_txt_is_not_read_by_the_drop_in(
     ):
         assert our_locs(client, "/compat/sitemap-articles.xml") == before
         assert client.get("/compat/sitemap.xml", secure=True).status_code == 200
+
+
+class FutureDated(Sitemap):  # type: ignore[type-arg]
+    """A lastmod in the future for one item of two."""
+
+    def items(self) -> list[int]:
+        return [1, 2]
+
+    def location(self, item: int) -> str:
+        return f"/n/{item}/"
+
+    def lastmod(self, item: int) -> dt.datetime:
+        return at(item) if item == 1 else FUTURE
+
+
+FUTURE = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=2)
+
+
+def test_a_lastmod_in_the_future_is_left_out_as_the_engine_s_sources_leave_it_out(
+    rf: RequestFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    response = sitemap(rf.get("/sitemap.xml"), {"dated": FutureDated}, section="dated")
+    body = b"".join(response.streaming_content)  # type: ignore[attr-defined]
+    assert [(url.loc, url.lastmod) for url in parse_urlset(body)] == [
+        (f"{SITE}/n/1/", at(1).isoformat()),
+        (f"{SITE}/n/2/", None),
+    ]
+    written = FUTURE.replace(microsecond=0).isoformat()
+    assert caplog.messages == [
+        f"Left out the lastmod of item 2 of source 'dated': {written} is later than now, and "
+        "search engines refuse a date in the future (a clock running ahead, or a naive "
+        "datetime saved in another time zone than TIME_ZONE?)."
+    ]
+    # Nor does the index date the page by it: it gives the page no date.
+    response = index(
+        rf.get("/sitemap.xml"), {"dated": FutureDated}, sitemap_url_name="compat-section"
+    )
+    assert parse_index(b"".join(response.streaming_content)) == [  # type: ignore[attr-defined]
+        (f"{SITE}/compat/sitemap-dated.xml", None)
+    ]

@@ -15,6 +15,7 @@ from django.core.files.storage import InMemoryStorage, storages
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 from factories import bulk_articles
+from sitemap_xml import parse_index
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
@@ -110,6 +111,34 @@ def test_a_shard_that_raises_names_itself(sources: Sources, storage: InMemorySto
         "None. Nothing was published: the files in storage 'sitemaps' are as they were."
     )
     assert files(storage, "") == []
+
+
+def test_a_page_that_loses_its_newest_row_is_dated_later_by_the_coordinator(
+    sources: Sources, storage: InMemoryStorage
+) -> None:
+    """The workers report each file's newest lastmod; the coordinator dates it (dates.py)."""
+    sources(TenPerPage)
+    rows = sorted(bulk_articles(25, updated_at=UPDATED), key=lambda row: row.pk)
+    Article.objects.filter(pk=rows[19].pk).update(updated_at=UPDATED + dt.timedelta(days=1))
+    call_command("build_sitemaps", via="celery", verbosity=0)
+    page = "https://www.example.com/sitemap-articles-2.xml"
+    first = dict(parse_index(read(storage, "sitemap.xml")))
+    assert first[page] == "2024-05-02T00:00:00+00:00"
+    rows[19].delete()
+    call_command("build_sitemaps", via="celery", verbosity=0)
+    second = read(storage, "sitemap.xml")
+    moved = dict(parse_index(second))[page]
+    assert moved is not None
+    assert moved > "2024-05-02T00:00:00+00:00"
+    # The same rows again, and every shard rendered: the same bytes, the same dates.
+    call_command("build_sitemaps", via="celery", verbosity=0, full=True)
+    assert read(storage, "sitemap.xml") == second
+
+
+def read(storage: InMemoryStorage, name: str) -> bytes:
+    with storage.open(name, "rb") as opened:
+        content: bytes = opened.read()
+    return content
 
 
 @pytest.mark.slow

@@ -18,7 +18,7 @@ from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import InvalidEntry, SitemapSource
-from django_sitemapkit.sources.skips import Tally, reason_kind, skip_row
+from django_sitemapkit.sources.skips import Tally, reason_kind, skip_row, undate_row
 
 SITE = "https://www.example.com"
 Sources = Callable[..., None]
@@ -88,6 +88,56 @@ def test_each_reason_is_told_once_per_page_and_counted_at_its_end(
         # A new page tells its first one again.
         ("WARNING", f"Skipped pk=21 of source 'posts': {outside('p21')}."),
     ]
+
+
+def future(lastmod: str) -> str:
+    return (
+        f"{lastmod} is later than now, and search engines refuse a date in the future (a "
+        "clock running ahead, or a naive datetime saved in another time zone than TIME_ZONE?)"
+    )
+
+
+def test_a_date_left_out_is_told_as_a_skip_is_and_counts_no_skip(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="django_sitemapkit")
+    tally = Tally()
+    undate_row("posts", "pk=1", "2031-01-01T00:00:00+00:00", tally, strict=False)
+    skip_row("posts", "pk=2", "priority 7.0 is outside 0.0 to 1.0", tally, strict=False)
+    undate_row("posts", "pk=3", "2032-05-06T07:08:09+00:00", tally, strict=False)
+    undate_row("posts", "pk=4", "2033-01-01T00:00:00+00:00", tally, strict=False)
+    tally.end_page(1)
+    # The row is listed: it is no skip.
+    assert tally.skipped == 1
+    assert logged(caplog) == [
+        (
+            "WARNING",
+            f"Left out the lastmod of pk=1 of source 'posts': "
+            f"{future('2031-01-01T00:00:00+00:00')}.",
+        ),
+        ("WARNING", "Skipped pk=2 of source 'posts': priority 7.0 is outside 0.0 to 1.0."),
+        (
+            "DEBUG",
+            f"Left out the lastmod of pk=3 of source 'posts': "
+            f"{future('2032-05-06T07:08:09+00:00')}.",
+        ),
+        (
+            "DEBUG",
+            f"Left out the lastmod of pk=4 of source 'posts': "
+            f"{future('2033-01-01T00:00:00+00:00')}.",
+        ),
+        (
+            "WARNING",
+            "Left out the lastmod of 2 more rows of source 'posts' on page 1 for the same "
+            "reason as pk=1 (3 in all).",
+        ),
+    ]
+    with pytest.raises(InvalidEntry) as raised:
+        undate_row("posts", "pk=5", "2031-01-01", Tally(), strict=True)
+    assert (
+        str(raised.value)
+        == f"Left out the lastmod of pk=5 of source 'posts': {future('2031-01-01')}."
+    )
 
 
 def test_strict_mode_raises_at_the_first(caplog: pytest.LogCaptureFixture) -> None:

@@ -11,6 +11,7 @@ from django.test import override_settings
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.values import (
     CHANGEFREQS,
+    Horizon,
     format_changefreq,
     format_lastmod,
     format_priority,
@@ -134,3 +135,47 @@ def test_http_timestamp_of_a_date_is_midnight_utc() -> None:
     assert http_timestamp(dt.datetime(2024, 1, 2, 1, tzinfo=ZoneInfo("Europe/Paris"))) == (
         1_704_153_600
     )
+
+
+# -- the latest lastmod written now --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "passed"),
+    [
+        # Five minutes past the clock for the skew between two clocks, to the second.
+        ("2030-01-01T12:05:00+00:00", False),
+        ("2030-01-01T12:05:01+00:00", True),
+        ("2029-12-31T23:59:59+00:00", False),
+        # A date once UTC+14 has reached it: at 12:05 UTC it is 02:05 on the 2nd there.
+        ("2030-01-01", False),
+        ("2030-01-02", False),
+        ("2030-01-03", True),
+        ("9999-12-31", True),
+    ],
+)
+def test_the_horizon_of_a_moment(lastmod: str, passed: bool) -> None:
+    assert Horizon(dt.datetime(2030, 1, 1, 12, tzinfo=UTC)).passed(lastmod) is passed
+
+
+def test_a_date_is_reached_at_ten_utc_less_the_skew() -> None:
+    assert Horizon(dt.datetime(2030, 1, 1, 9, 54, 59, tzinfo=UTC)).passed("2030-01-02") is True
+    assert Horizon(dt.datetime(2030, 1, 1, 9, 55, tzinfo=UTC)).passed("2030-01-02") is False
+
+
+def test_a_moment_past_year_9999_passes_nothing() -> None:
+    # A manifest's moment is read from outside the process: no OverflowError.
+    latest = Horizon(dt.datetime(9999, 12, 31, 23, 58, tzinfo=UTC))
+    assert latest.latest == ("9999-12-31", "9999-12-31T23:59:59+00:00")
+    assert latest.passed("9999-12-31T23:59:59+00:00") is False
+
+
+def test_a_horizon_of_the_clock_moves_on_when_a_value_passes_it() -> None:
+    """A build that runs for hours never leaves out the date of a row saved meanwhile."""
+    horizon = Horizon()
+    horizon.latest = Horizon.limits(dt.datetime(2024, 5, 1, tzinfo=UTC))
+    now = format_lastmod(dt.datetime.now(UTC))
+    assert horizon.passed(now) is False
+    assert horizon.latest[1] >= now
+    fixed = Horizon(dt.datetime(2024, 5, 1, tzinfo=UTC))
+    assert fixed.passed(now) is True

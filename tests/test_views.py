@@ -1073,6 +1073,34 @@ def test_a_lastmod_in_the_future_is_sent_as_now(client: Client) -> None:
         assert before <= parse_http_date(headers["Last-Modified"]) <= time.time()
 
 
+def test_a_row_dated_in_the_future_is_listed_and_its_page_is_not_dated_by_it(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(SmallPages)
+    future = dt.datetime.now(UTC) + dt.timedelta(days=1)
+    ArticleFactory.create(slug="a", updated_at=at(1))
+    late = ArticleFactory.create(slug="b", updated_at=future)
+    ArticleFactory.create(slug="c", updated_at=at(3))
+    urls = get_urls(client, "/sitemap-articles-1.xml")
+    assert [(url.loc, url.lastmod) for url in urls] == [
+        (f"{SITE}/articles/a/", "2024-03-01T00:00:00+00:00"),
+        (f"{SITE}/articles/b/", None),
+    ]
+    assert caplog.messages == [
+        f"Left out the lastmod of pk={late.pk} of source 'articles': "
+        f"{future.replace(microsecond=0).isoformat()} is later than now, and search engines "
+        "refuse a date in the future (a clock running ahead, or a naive datetime saved in "
+        "another time zone than TIME_ZONE?)."
+    ]
+    # The page's newest lastmod is in the future: the index gives it no date.
+    status, body, _ = fetch(client, "/sitemap.xml")
+    assert status == 200
+    assert parse_index(body) == [
+        (f"{SITE}/sitemap-articles-1.xml", None),
+        (f"{SITE}/sitemap-articles-2.xml", "2024-03-03T00:00:00+00:00"),
+    ]
+
+
 @override_settings(USE_TZ=False, TIME_ZONE="America/New_York")
 def test_a_lastmod_that_cannot_be_expressed_in_utc_is_skipped_not_a_500(
     client: Client, caplog: pytest.LogCaptureFixture

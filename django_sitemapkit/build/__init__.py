@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from django_sitemapkit.build.changes import site_changes
+from django_sitemapkit.build.dates import warn_touched
 from django_sitemapkit.build.destinations import Destination, PublishFailed
 from django_sitemapkit.build.guard import RemovalRefused, refuse_removal
 from django_sitemapkit.build.manifest import Manifest
@@ -127,6 +128,7 @@ def build_locked(
     plan = plan_build(destination, sources, options, site, partial)
     old, recorded, now = plan.old, plan.recorded, plan.now
     rendered = {shard.job.number: shard for shard in renderer(plan, destination)}
+    warn_touched(plan)
     published = {f.name: f for f in old.files()} if old is not None else {}
     new = NewSet(plan.inspection, options.gzip_links)
     for section in section_order(site, old):

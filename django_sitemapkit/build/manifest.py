@@ -24,8 +24,9 @@ from typing import Any
 from django_sitemapkit.names import GZIP_SUFFIX
 from django_sitemapkit.sources.ranges import Key, RangeStats
 
-#: 2: each file's record has the SHA-256 of its gzip sibling too.
-FORMAT = 2
+#: 2: each file's record has the SHA-256 of its gzip sibling too. 3: and its date in
+#: the index (``dates.py``); a manifest of format 2 is still read (``reading.py``).
+FORMAT = 3
 #: The largest manifest a build reads: a set at the index's ceiling of 50,000 files
 #: is about 23 MB of it (450 bytes a shard), with room for long keys.
 MOST_BYTES = 64 * 2**20
@@ -75,10 +76,19 @@ class ManifestFile:
     sha256: str
     #: The SHA-256 of the gzip sibling, if there is one.
     gzip_sha256: str | None = None
+    #: The file's ``<lastmod>`` in the index: when its bytes last changed (``dates.py``).
+    #: ``None`` in a worker's result: the set it joins decides it.
+    lastmod: str | None = None
 
     def names(self) -> list[str]:
         """The file and its gzip sibling, sibling first (the order they are published in)."""
         return [self.name + GZIP_SUFFIX, self.name] if self.gzip_size is not None else [self.name]
+
+    def rendered(self) -> dict[str, Any]:
+        """The record as a renderer reports it (a worker's result): all but ``lastmod``."""
+        record = asdict(self)
+        del record["lastmod"]
+        return record
 
     def digests(self) -> list[tuple[str, int, str]]:
         """Each name of ``names()`` with the size and SHA-256 of its bytes."""

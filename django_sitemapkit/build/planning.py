@@ -25,6 +25,7 @@ from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.fingerprints import section_fingerprint, settings_fingerprint
 from django_sitemapkit.build.integrity import Inspection, damaged_sections
 from django_sitemapkit.build.manifest import (
+    TAGGED,
     Manifest,
     Shard,
     encode_stats,
@@ -38,6 +39,7 @@ from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import Key, range_stats, starts
+from django_sitemapkit.values import Horizon, format_lastmod
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,11 @@ def plan_build(
     planned: dict[str, list[PlannedShard]] = {}
     work: list[tuple[Plan, ShardJob]] = []
 
+    built = None if recorded is None else dt.datetime.fromisoformat(recorded.built)
+
     def keeps(shard: Shard) -> bool:
+        if built is not None and left_out_date(shard, built):
+            return False
         return not full and inspection.shard_intact(shard)
 
     for plan in plans:
@@ -256,6 +262,19 @@ def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[S
     if recorded is None or recorded.sections.get(section) != print_:
         return None
     return recorded.section_shards(section)
+
+
+def left_out_date(shard: Shard, built: dt.datetime) -> bool:
+    """Whether the range's newest ``lastmod`` was later than a build at ``built`` wrote:
+    its row went without it (``values.Horizon``), so the shard is rendered again,
+    until the date is written."""
+    recorded = None if shard.stats is None else shard.stats["lastmod"]
+    if not isinstance(recorded, dict) or len(recorded) != 1:
+        return False
+    ((tag, text),) = recorded.items()
+    if tag not in ("date", "datetime"):
+        return False
+    return Horizon(built).passed(format_lastmod(TAGGED[tag](text)))
 
 
 def full_check_due(recorded: Manifest, now: dt.datetime) -> bool:

@@ -17,9 +17,17 @@ import os
 import re
 import stat
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from django_sitemapkit.build.manifest import FORMAT, MOST_BYTES, Manifest, Shard, Unreadable
+from django_sitemapkit.build.manifest import (
+    FORMAT,
+    MOST_BYTES,
+    Manifest,
+    ManifestFile,
+    Shard,
+    Unreadable,
+)
 from django_sitemapkit.build.schema import (
     MOST_ROWS,
     Invalid,
@@ -43,12 +51,14 @@ from django_sitemapkit.views.stores import NOT_A_FILE, OPEN_FLAGS
 logger = logging.getLogger("django_sitemapkit")
 FINGERPRINT = re.compile(r"[0-9a-f]{32}")
 SHARD_FIELDS = ("files", "low", "rows", "section", "skipped", "stats")
+#: The formats read: 2, whose files have no date in the index of their own, and this one.
+READ_FORMATS = (2, FORMAT)
 MANIFEST_FIELDS = (
     *("built", "fingerprint", "format", "full_check", "index", "sections", "shards", "site"),
 )
 
 
-def shard(value: Any, where: str) -> Shard:
+def shard(value: Any, where: str, dated: bool) -> Shard:
     data = fields(value, where, SHARD_FIELDS)
     section = text(data["section"], f"{where}.section", "a section's name", SECTION_NAME)
     named, expected = page_of(section), f"the name of a page file of section {section!r}"
@@ -58,7 +68,7 @@ def shard(value: Any, where: str) -> Shard:
         low=key(data["low"], f"{where}.low"),
         stats=stats(data["stats"], f"{where}.stats"),
         files=tuple(
-            manifest_file(file, f"{where}.files[{number}]", named, expected)
+            listed(manifest_file(file, f"{where}.files[{number}]", named, expected, dated), dated)
             for number, file in enumerate(files)
         ),
         rows=whole(data["rows"], f"{where}.rows"),
@@ -78,18 +88,28 @@ def moment(value: Any, where: str) -> dt.datetime:
     return parsed
 
 
+def listed(file: ManifestFile, dated: bool) -> ManifestFile:
+    """``file``, with the date the index listed it with: a manifest of format 2 has
+    none, and its build listed each file with its newest ``lastmod``."""
+    return file if dated else replace(file, lastmod=file.newest)
+
+
 def manifest(value: Any) -> Manifest:
-    if isinstance(value, dict) and value.get("format") != FORMAT:
-        raise Invalid(f"format is {shown(value.get('format'))}: this version reads {FORMAT}")
+    if isinstance(value, dict) and value.get("format") not in READ_FORMATS:
+        raise Invalid(
+            f"format is {shown(value.get('format'))}: this version reads "
+            f"{' and '.join(map(str, READ_FORMATS))}"
+        )
     data = fields(value, "the manifest", MANIFEST_FIELDS)
+    dated = data["format"] == FORMAT
     sections = data["sections"]
     if not isinstance(sections, dict):
         raise refuse("sections", sections, "an object")
     for section, print_ in sections.items():
         text(section, "a key of sections", "a section's name", SECTION_NAME)
         text(print_, f"sections[{section!r}]", "a fingerprint", FINGERPRINT)
-    listed = items(data["shards"], "shards", MOST_ROWS)
-    shards = tuple(shard(item, f"shards[{number}]") for number, item in enumerate(listed))
+    found = items(data["shards"], "shards", MOST_ROWS)
+    shards = tuple(shard(item, f"shards[{number}]", dated) for number, item in enumerate(found))
     consistent(shards, sections)
     built, full_check = moment(data["built"], "built"), moment(data["full_check"], "full_check")
     if full_check > built:
@@ -100,7 +120,7 @@ def manifest(value: Any) -> Manifest:
         sections=dict(sections),
         shards=shards,
         index=manifest_file(
-            data["index"], "index", lambda name: name == INDEX_FILENAME, repr(INDEX_FILENAME)
+            data["index"], "index", lambda name: name == INDEX_FILENAME, repr(INDEX_FILENAME), dated
         ),
         built=data["built"],
         full_check=data["full_check"],

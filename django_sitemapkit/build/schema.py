@@ -14,7 +14,6 @@ and fails rather than publish a result.
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 from collections.abc import Callable
@@ -25,7 +24,7 @@ from django_sitemapkit.build.manifest import TAGGED, ManifestFile, encode
 from django_sitemapkit.conf import MAX_BYTES, MAX_URLS
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.names import PAGE_FILENAME
-from django_sitemapkit.values import format_lastmod
+from django_sitemapkit.values import format_lastmod, parse_lastmod, utc_instant
 
 #: A row count: a database's signed 64-bit integer.
 MOST_ROWS = 2**63 - 1
@@ -36,7 +35,9 @@ MOST_COLUMNS, MOST_TEXT, MOST_TAGGED = 16, 10_000, 100
 #: The views serve page numbers of one to nine digits (``names.py``).
 MOST_PAGE = 999_999_999
 SHA256 = re.compile(r"[0-9a-f]{64}")
+#: A file's record as a renderer reports it; a manifest's (format 3) has its ``lastmod`` too.
 FILE_FIELDS = ("gzip_sha256", "gzip_size", "name", "newest", "sha256", "size", "urls")
+DATED_FIELDS = (*FILE_FIELDS, "lastmod")
 STATS_FIELDS = ("key_sum", "lastmod", "rows")
 
 
@@ -101,8 +102,7 @@ def lastmod(value: Any, where: str) -> str | None:
     if not isinstance(value, str) or len(value) not in (10, 25):
         raise refuse(where, value, expected)
     try:
-        read = dt.date.fromisoformat if len(value) == 10 else dt.datetime.fromisoformat
-        again = format_lastmod(read(value))
+        again = format_lastmod(parse_lastmod(value))
     except (ValueError, InvalidEntry):
         again = None
     if again != value:
@@ -162,11 +162,24 @@ def stats(value: Any, where: str) -> dict[str, Any] | None:
     return dict(data)
 
 
+def listed_date(value: Any, where: str, newest: str | None) -> str | None:
+    """A file's date in the index: ``None``, or a lastmod no earlier than its newest
+    (``dates.py`` never dates a file before its rows)."""
+    date = lastmod(value, where)
+    if date is not None and (
+        newest is None or utc_instant(parse_lastmod(date)) < utc_instant(parse_lastmod(newest))
+    ):
+        raise refuse(where, value, f"None or a lastmod no earlier than newest ({newest!r})")
+    return date
+
+
 def manifest_file(
-    value: Any, where: str, named: Callable[[str], bool], expected_name: str
+    value: Any, where: str, named: Callable[[str], bool], expected_name: str, dated: bool = False
 ) -> ManifestFile:
-    """One file's record; ``named`` says whether its name is one the caller expects."""
-    data = fields(value, where, FILE_FIELDS)
+    """One file's record; ``named`` says whether its name is one the caller expects.
+    ``dated``: it has its date in the index (a manifest's of format 3), else it is
+    ``None``."""
+    data = fields(value, where, DATED_FIELDS if dated else FILE_FIELDS)
     if not isinstance(data["name"], str) or not named(data["name"]):
         raise refuse(f"{where}.name", data["name"], expected_name)
     size = whole(data["size"], f"{where}.size", 1, MAX_BYTES)
@@ -175,14 +188,16 @@ def manifest_file(
         # Deflate's stored blocks add 5 bytes to each 64 KiB, gzip 18 to the whole.
         whole(gzip_size, f"{where}.gzip_size", 1, size + size // 1024 + 1024)
         text(gzip_sha256, f"{where}.gzip_sha256", "a SHA-256 in hexadecimal", SHA256)
+    newest = lastmod(data["newest"], f"{where}.newest")
     return ManifestFile(
         name=data["name"],
         urls=whole(data["urls"], f"{where}.urls", 1, MAX_URLS),
-        newest=lastmod(data["newest"], f"{where}.newest"),
+        newest=newest,
         size=size,
         gzip_size=gzip_size,
         sha256=text(data["sha256"], f"{where}.sha256", "a SHA-256 in hexadecimal", SHA256),
         gzip_sha256=gzip_sha256,
+        lastmod=listed_date(data["lastmod"], f"{where}.lastmod", newest) if dated else None,
     )
 
 

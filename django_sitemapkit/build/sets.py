@@ -5,13 +5,16 @@ A rendered shard's files take the names its files had, in order, and any
 more take numbers no file of the section had. A file whose bytes are those of
 the published file of the same name is not written again: the published one
 is kept, with its modification time (``Destination.keep()``), if it is still
-what the manifest records (``integrity.py``).
+what the manifest records (``integrity.py``), and with its date in the index
+(``dates.py``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field, replace
 
+from django_sitemapkit.build.dates import dated
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.integrity import Inspection
 from django_sitemapkit.build.manifest import Manifest, ManifestFile, Shard
@@ -36,6 +39,9 @@ class NewSet:
     inspection: Inspection
     #: Whether the index links the pages' ``.gz`` (``order.publish_order()``).
     gzip_links: bool = False
+    #: When the set is put together, after its shards are rendered: a changed file's
+    #: date in the index.
+    moment: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
     shards: list[Shard] = field(default_factory=list)
     #: Names staged to publish (pages and their siblings), and names kept as published.
     written: list[str] = field(default_factory=list)
@@ -88,8 +94,9 @@ def add_section(
             name = namer.name(shard.given, number)
             file = replace(staged, name=name)
             rename_staged(destination, staged, name)
-            place(new, file, destination, published.get(name))
-            files.append(file)
+            previous = published.get(name)
+            place(new, file, destination, previous)
+            files.append(dated(file, previous, same_bytes(file, previous), new.moment))
         stats = shard.stats if result.stats is None else result.stats
         new.shards.append(
             Shard(shard.section, shard.low, stats, tuple(files), result.rows, result.skipped)
@@ -109,16 +116,20 @@ def rename_staged(destination: Destination, staged: ManifestFile, name: str) -> 
         destination.rename_staged(before, after)
 
 
+def same_bytes(file: ManifestFile, published: ManifestFile | None) -> bool:
+    """Whether the manifest records ``published`` with the bytes of ``file``."""
+    return published is not None and (published.sha256, published.gzip_size is None) == (
+        file.sha256,
+        file.gzip_size is None,
+    )
+
+
 def place(
     new: NewSet, file: ManifestFile, destination: Destination, published: ManifestFile | None
 ) -> None:
     """Publish ``file`` as staged, or, when the published file has its very bytes, keep
     that one."""
-    if (
-        published is not None
-        and (published.sha256, published.gzip_size is None) == (file.sha256, file.gzip_size is None)
-        and new.inspection.intact(published)
-    ):
+    if published is not None and same_bytes(file, published) and new.inspection.intact(published):
         for name in file.names():
             destination.drop_staged(name)
         keep(new, file, destination)
@@ -135,7 +146,7 @@ def keep(new: NewSet, file: ManifestFile, destination: Destination) -> None:
 def index_entries(site: SitemapSite, shards: list[Shard], options: BuildOptions) -> list[Entry]:
     files = [f for shard in shards for f in shard.files]
     locs = index_locs(site.base_url, (f.name for f in files), options.gzip_links)
-    return [Entry(loc, f.newest) for loc, f in zip(locs, files, strict=True)]
+    return [Entry(loc, f.lastmod) for loc, f in zip(locs, files, strict=True)]
 
 
 def render_index(

@@ -6,7 +6,7 @@ raised with ``SITEMAPKIT_STRICT``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Any
@@ -24,9 +24,9 @@ from django_sitemapkit.extensions import X_DEFAULT, format_alternates
 from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.entries import unreversed
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, skip_row
-from django_sitemapkit.sources.writer import Lines
-from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
+from django_sitemapkit.sources.skips import Tally, skip_row, undate_row
+from django_sitemapkit.sources.writer import Lines, undate
+from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 
 
 def contrib_value(site: Any, name: str, item: Any) -> Any:
@@ -94,6 +94,8 @@ class ContribWriter:
     contrib: ContribClass
     policy: LocationPolicy
     strict: bool
+    #: A ``lastmod`` later than this is left out of its entry, as the engine's writer does.
+    horizon: Horizon = field(default_factory=Horizon)
 
     def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]:
         made: list[Entry] = []
@@ -103,6 +105,10 @@ class ContribWriter:
                 made.append(make(unit))
             except InvalidEntry as exc:
                 skip_row(self.contrib.section, key(unit), str(exc), tally, self.strict)
+                continue
+            late = undate(made, len(made) - 1, self.horizon)
+            if late is not None:
+                undate_row(self.contrib.section, key(unit), late, tally, self.strict)
         return made
 
     def lines(

@@ -43,6 +43,7 @@ from django_sitemapkit.sites.hosts import site_for_request
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.skips import Tally
+from django_sitemapkit.values import Horizon
 from django_sitemapkit.views.database import checked_index
 from django_sitemapkit.views.decorators import chosen_by_host
 from django_sitemapkit.views.http import (
@@ -101,7 +102,8 @@ def index(
                     listed.append((url if number == 1 else f"{url}?p={number}", lastmod))
         if not listed:
             raise Http404("No sitemap section has any items.")
-        entries = [Entry(loc, index_lastmod(lastmod)) for loc, lastmod in listed]
+        horizon = Horizon()
+        entries = [Entry(loc, index_lastmod(lastmod, horizon)) for loc, lastmod in listed]
         if len(entries) > MAX_URLS:
             logger.error(
                 "The sitemap index lists only the first %s of %s pages; raise the "

@@ -184,7 +184,7 @@ def result_payload(
         "format": FORMAT,
         "build": task.build,
         "number": task.job.number,
-        "files": [asdict(file) for file in rendered.files],
+        "files": [file.rendered() for file in rendered.files],
         "rows": rendered.rows,
         "skipped": rendered.skipped,
         "seconds": rendered.seconds,

@@ -1,5 +1,6 @@
 """Each page's newest ``lastmod``, for the index, recomputed only when it can have changed;
-and the ``lastmod`` path those aggregates read, which must hold dates.
+the ``lastmod`` path those aggregates read, which must hold dates; and how many rows
+have their ``lastmod`` on each day.
 
 A section's pages are described by one aggregate over the whole section (its
 row count, highest primary key and newest ``lastmod``, see
@@ -11,6 +12,7 @@ a way the aggregate shows.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import OrderedDict
 from collections.abc import Iterator
 from threading import Lock
@@ -19,14 +21,16 @@ from typing import Any
 from django.core.exceptions import FieldError
 from django.db import connections, models
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models.functions import RowNumber, TruncDate
 
 from django_sitemapkit.sources.keyset import from_start
 from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
 
-# Column aliases of the query that finds each page's newest lastmod without a key.
+# Column aliases of the query that finds each page's newest lastmod without a key,
+# and of the one that counts the rows of each day.
 ROW_NUMBER = "_sitemapkit_row"
 PAGE_LASTMOD = "_sitemapkit_lastmod"
+DAY, DAY_ROWS = "_sitemapkit_day", "_sitemapkit_day_rows"
 #: Sections whose page lastmods are kept (least recently used first out).
 CACHED_SECTIONS = 256
 
@@ -169,3 +173,18 @@ def dated_path(queryset: models.QuerySet[Any], path: str | None) -> str | None:
         return None
     found = selected_field(queryset, path)
     return path if found is None or is_date(found) else None
+
+
+def day_counts(pager: QueryPager) -> list[tuple[dt.date, int]]:
+    """How many of the section's rows have their ``lastmod`` on each day: a datetime's
+    day in UTC (in ``TIME_ZONE`` without ``USE_TZ``), in one grouped query."""
+    path = pager.lastmod_path
+    assert path is not None
+    rows = pager.ordered.order_by().filter(**{f"{path}__isnull": False})
+    found = selected_field(rows, path)
+    datetimes = isinstance(found, models.DateTimeField) or (
+        isinstance(found, models.Field) and found.get_internal_type() == "DateTimeField"
+    )
+    day = TruncDate(path, tzinfo=dt.timezone.utc) if datetimes else F(path)
+    counted = rows.values(**{DAY: day}).annotate(**{DAY_ROWS: Count("pk")})
+    return [(row[DAY], row[DAY_ROWS]) for row in counted]

@@ -1,4 +1,5 @@
-"""Rows that make no entry: counted (for the build's summary) and logged.
+"""Rows that make no entry, counted (for the build's summary) and logged; and rows
+listed without their ``lastmod``, one later than now (``values.Horizon``), logged alike.
 
 A page logs the first row each reason costs in full, and at its end one line
 for the others. A sitemap mounted under a prefix, every location outside its
@@ -27,12 +28,17 @@ def reason_kind(reason: str) -> str:
     return VALUES.sub("...", reason)
 
 
+#: How a page's summary line opens for a row skipped, and for a date left out.
+SKIPPED, UNDATED = "Skipped", "Left out the lastmod of"
+
+
 @dataclass
 class FirstSkip:
     """The first row a page skipped for one reason, and how many it skipped for it."""
 
     key: str
     count: int = 1
+    done: str = SKIPPED
 
 
 @dataclass
@@ -51,8 +57,8 @@ class Tally:
             if first.count > 1:
                 more = first.count - 1
                 logger.warning(
-                    "Skipped %s more %s of source %r on page %s for the same reason as "
-                    "%s (%s in all).",
+                    "%s %s more %s of source %r on page %s for the same reason as %s (%s in all).",
+                    first.done,
                     f"{more:,}",
                     "row" if more == 1 else "rows",
                     section,
@@ -80,17 +86,31 @@ def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: b
     """Count a row that makes no entry, and log it: at WARNING if it is the first its
     reason costs on this page, else at DEBUG (raise in strict mode). Without a
     tally, every row is logged at WARNING."""
-    message = f"Skipped {key} of source {section!r}: {reason}."
+    if tally is not None and not strict:
+        tally.skipped += 1
+    tell(section, key, reason, tally, strict, SKIPPED)
+
+
+def undate_row(section: str, key: str, lastmod: str, tally: Tally | None, strict: bool) -> None:
+    """Log a row listed without its ``lastmod``, as ``skip_row()`` logs a skipped one."""
+    reason = (
+        f"{lastmod} is later than now, and search engines refuse a date in the future (a "
+        "clock running ahead, or a naive datetime saved in another time zone than TIME_ZONE?)"
+    )
+    tell(section, key, reason, tally, strict, UNDATED)
+
+
+def tell(section: str, key: str, reason: str, tally: Tally | None, strict: bool, done: str) -> None:
+    message = f"{done} {key} of source {section!r}: {reason}."
     if strict:
         raise InvalidEntry(message)
     if tally is None:
         logger.warning(message)
         return
-    tally.skipped += 1
-    kind = (section, reason_kind(reason))
+    kind = (section, done + reason_kind(reason))
     first = tally.reasons.get(kind)
     if first is None:
-        tally.reasons[kind] = FirstSkip(key)
+        tally.reasons[kind] = FirstSkip(key, done=done)
         logger.warning(message)
     else:
         first.count += 1

@@ -10,7 +10,7 @@ and counted in the caller's ``Tally`` (see ``skips.py``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -35,7 +35,8 @@ from django_sitemapkit.sources.extended import (
     related_queries,
 )
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, skip_entry
+from django_sitemapkit.sources.skips import Tally, skip_entry, undate_row
+from django_sitemapkit.values import Horizon
 
 Reader = Callable[[Any], Any]
 #: The lines of a chunk of entries, and the ``lastmod`` of each (for the index).
@@ -71,23 +72,26 @@ class Writer:
     #: Leaves out each language's location robots.txt disallows, for an extended source
     #: (``SITEMAPKIT_ROBOTS = "exclude"``; the others' ``make`` refuses it).
     robots: Guard | None = None
+    #: A ``lastmod`` later than this is left out of its entry (``values.Horizon``).
+    horizon: Horizon = field(default_factory=Horizon)
 
     def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]:
         made: list[Entry] = []
         make, row_key, extend, robots = self.make, self.row_key, self.extender, self.robots
         related = {} if self.related is None else self.related(chunk)
         for row in chunk:
+            first = len(made)
             try:
-                if extend is None:
-                    made.append(make(row))
-                    continue
-                extended = extend(row, related)
+                found = [make(row)] if extend is None else extend(row, related)
             except InvalidEntry as exc:
                 skip_entry(self.section, row_key(row), exc, tally, self.strict)
                 continue
             if robots is not None:
-                extended = robots.allowed(extended, self.section, row_key(row), tally)
-            made += extended
+                found = robots.allowed(found, self.section, row_key(row), tally)
+            made += found
+            late = undate(made, first, self.horizon)
+            if late is not None:
+                undate_row(self.section, row_key(row), late, tally, self.strict)
         return made
 
     def lines(
@@ -125,6 +129,8 @@ class Writer:
         lines: list[str] = []
         lastmods: list[str | None] = []
         append_line, append_lastmod = lines.append, lastmods.append
+        horizon = self.horizon
+        ceiling = horizon.latest[1]
         for row in chunk:
             try:
                 loc = locate(row)
@@ -133,6 +139,12 @@ class Writer:
             except InvalidEntry as exc:
                 skip_entry(self.section, self.row_key(row), exc, tally, self.strict)
                 continue
+            # One string comparison a row; passed() looks closer (values.py).
+            if lastmod is not None and lastmod > ceiling:
+                if horizon.passed(lastmod):
+                    undate_row(self.section, self.row_key(row), lastmod, tally, self.strict)
+                    lastmod = None
+                ceiling = horizon.latest[1]
             if needs_escape(loc) is not None:
                 loc = escape(loc)
             if lastmod is None:
@@ -141,6 +153,18 @@ class Writer:
                 append_line("<url><loc>" + loc + "</loc><lastmod>" + lastmod + "</lastmod>" + rest)
             append_lastmod(lastmod)
         return lines, lastmods
+
+
+def undate(entries: list[Entry], first: int, horizon: Horizon) -> str | None:
+    """Leave out each ``lastmod`` of ``entries[first:]`` (one row's) later than
+    ``horizon``; the first one left out, if any."""
+    late = None
+    for number in range(first, len(entries)):
+        lastmod = entries[number].lastmod
+        if lastmod is not None and horizon.passed(lastmod):
+            entries[number] = entries[number]._replace(lastmod=None)
+            late = late or lastmod
+    return late
 
 
 def optional_elements(changefreq: str | None, priority: str | None) -> str:

@@ -1,5 +1,6 @@
-"""System checks of a source's ``lastmod``: a constant that is no date (E015), and a
-field path whose field holds no date (E063).
+"""System checks of a source's ``lastmod``: a constant that is no date (E015), or one in
+the future (W036); a field path whose field holds no date (E063), or one that every
+save moves (W035).
 
 The engine reads a ``lastmod`` field twice: per row, where a value that is no
 date skips the row (logged), and per page, as the database's ``MAX()`` of the
@@ -9,7 +10,7 @@ therefore skips every row of the section: found here, before a crawler does.
 
 from __future__ import annotations
 
-from django.core.checks import CheckMessage, Error
+from django.core.checks import CheckMessage, Error, Warning
 from django.db import models
 
 from django_sitemapkit.checks.sources.declarations import describe
@@ -23,7 +24,7 @@ from django_sitemapkit.sources.declaration import (
 from django_sitemapkit.sources.entries import field_path
 from django_sitemapkit.sources.lastmods import is_date, selected_field
 from django_sitemapkit.sources.listing import is_expression
-from django_sitemapkit.values import format_lastmod
+from django_sitemapkit.values import Horizon, format_lastmod
 
 
 def check_lastmod_constant(source: BaseSource) -> list[CheckMessage]:
@@ -35,7 +36,7 @@ def check_lastmod_constant(source: BaseSource) -> list[CheckMessage]:
     if isinstance(source, SitemapSource) and is_expression(lastmod):
         return []  # an expression: checks/sources/computed.py (E067)
     try:
-        format_lastmod(lastmod)
+        written = format_lastmod(lastmod)
     except InvalidEntry:
         return [
             Error(
@@ -47,17 +48,31 @@ def check_lastmod_constant(source: BaseSource) -> list[CheckMessage]:
                 id="sitemapkit.E015",
             )
         ]
+    if Horizon().passed(written):
+        return [
+            Warning(
+                f"{describe(source)} declares lastmod {lastmod!r}, which is later than now: "
+                "every entry is listed without it, as search engines refuse dates in the "
+                "future.",
+                hint="Set lastmod to when the section's pages last changed, or remove it.",
+                obj=type(source),
+                id="sitemapkit.W036",
+            )
+        ]
     return []
 
 
 def check_lastmod_field(source: SitemapSource) -> list[CheckMessage]:
     """E063 for a ``lastmod`` path whose field is not a ``DateField`` or
-    ``DateTimeField`` (a path that does not exist is E011's)."""
+    ``DateTimeField`` (a path that does not exist is E011's); W035 for one whose
+    field has ``auto_now=True``."""
     path = field_path(Declaration(source), "lastmod", True)
     if path is None:
         return []
     queryset = source.get_queryset()
     found = selected_field(queryset, path)
+    if found is not None and is_date(found) and getattr(found, "auto_now", False):
+        return [auto_now_warning(source, found)]
     if found is None or is_date(found):
         return []
     return [
@@ -80,3 +95,19 @@ def date_fields_fix(model: type[models.Model]) -> str:
     if not dates:
         return f"{label} has no date or datetime field: remove lastmod"
     return f"Set lastmod to a date or datetime field of {label} ({' or '.join(map(repr, dates))})"
+
+
+def auto_now_warning(source: SitemapSource, found: object) -> Warning:
+    """W035: a ``lastmod`` field with ``auto_now=True``, which every ``save()`` moves."""
+    assert isinstance(found, models.Field)
+    return Warning(
+        f"{describe(source)} declares lastmod {type(source).lastmod!r}, which names "
+        f"{found.model._meta.label}.{found.name}, a field with auto_now=True: every save() "
+        "moves it, whether or not the page changed, and search engines stop trusting "
+        "dates that move without their page.",
+        hint=f"Drop auto_now and set {found.name} where the page's content changes (in "
+        "save(), when the fields the page shows differ, or in the views that edit it); or "
+        "define a lastmod(self, row) method that returns such a date.",
+        obj=type(source),
+        id="sitemapkit.W035",
+    )

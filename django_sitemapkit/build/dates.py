@@ -1,0 +1,99 @@
+"""The dates a build publishes: each file's ``<lastmod>`` in the index, and the warning
+for a section whose dates look touched in bulk.
+
+sitemaps.org defines a ``<sitemap>``'s ``<lastmod>`` as "the time that the
+corresponding Sitemap file was modified". A crawler that fetches again only
+the files dated after its last visit must see a later date whenever a file's
+bytes change, and the same date while they do not. So a file of the new set is
+dated (``file_lastmod()``):
+
+- with no date, if none of its URLs has one;
+- with its newest row's ``lastmod`` if that is later than the date the
+  published file of its name had, or if there was none (a new file, a set's
+  first build);
+- else with the date it had, if its bytes are those the manifest records;
+- else, its bytes changed without a newer row (a row deleted, or moved to
+  another file, a new location), with the time the set is put together, after
+  its shards are rendered (at least a second after the date it had).
+
+So a date is never earlier than the newest row in the file, and never moves
+backwards while the manifest is read; a previous date later than may be
+written now (a manifest of a clock that ran ahead) is not kept.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import replace
+
+from django_sitemapkit.build.manifest import ManifestFile
+from django_sitemapkit.build.planning import BuildPlan
+from django_sitemapkit.sources.lastmods import day_counts
+from django_sitemapkit.values import Horizon, format_lastmod, parse_lastmod, utc_instant
+
+logger = logging.getLogger("django_sitemapkit")
+#: A section whose dated rows share one day (in UTC) more than this often, of at least
+#: ``TOUCHED_ROWS`` rows, looks touched in bulk. A smaller section is cheap to fetch
+#: whole, and more often imported in one go.
+TOUCHED_SHARE, TOUCHED_ROWS = 0.5, 1_000
+
+
+def file_lastmod(
+    newest: str | None, previous: ManifestFile | None, same: bool, now: dt.datetime
+) -> str | None:
+    """The date of a file whose newest row ``lastmod`` is ``newest``; ``previous`` is the
+    published file of its name, ``same`` whether it had these very bytes."""
+    if newest is None:
+        return None
+    before = None if previous is None else previous.lastmod
+    if before is None or Horizon(now).passed(before):
+        return newest
+    if later(newest, before):
+        return newest
+    return before if same else changed(now, before)
+
+
+def later(one: str, other: str) -> bool:
+    return utc_instant(parse_lastmod(one)) > utc_instant(parse_lastmod(other))
+
+
+def changed(now: dt.datetime, before: str) -> str:
+    """The build's time, or a second after ``before`` if this clock has not reached it."""
+    return format_lastmod(max(now, utc_instant(parse_lastmod(before)) + dt.timedelta(seconds=1)))
+
+
+def dated(
+    file: ManifestFile, previous: ManifestFile | None, same: bool, now: dt.datetime
+) -> ManifestFile:
+    return replace(file, lastmod=file_lastmod(file.newest, previous, same, now))
+
+
+def warn_touched(build: BuildPlan) -> None:
+    """Log each section the build renders whose dates look touched in bulk: one grouped
+    query a section of ``TOUCHED_ROWS`` rows or more, over the rows' days."""
+    rendered = {job.section for _, job in build.work}
+    for plan in build.plans:
+        pager = plan.queryset
+        if plan.section not in rendered or pager is None or pager.lastmod_path is None:
+            continue
+        if sum(shard.rows or 0 for shard in build.planned[plan.section]) < TOUCHED_ROWS:
+            continue
+        # The shape of the query that compares shards (a GROUP BY on the section's
+        # rows): a database that answered that one answers this.
+        days = day_counts(pager)
+        dated_rows = sum(rows for _, rows in days)
+        day, rows = max(days, key=lambda found: (found[1], found[0]), default=(None, 0))
+        if dated_rows >= TOUCHED_ROWS and rows > dated_rows * TOUCHED_SHARE:
+            logger.warning(
+                "Section %r: %s of its %s dated rows (%d %%) have their lastmod on %s (UTC). "
+                "If that day was a change made to every row (a migration, a script, an "
+                "import that saved them again) rather than edits of their pages, the dates "
+                "say nothing, and search engines learn to distrust them: set lastmod only "
+                "when a page's content changes.",
+                plan.section,
+                f"{rows:,}",
+                f"{dated_rows:,}",
+                100 * rows // dated_rows,
+                day,
+            )
