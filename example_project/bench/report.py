@@ -118,6 +118,14 @@ class Report:
             shown = ", ".join(f"{value:.3f}" for value in values)
             first, second = TURN_PAIRS[pair]
             lines.append(f"{pair}: {second} / {first} by round (children back to back): {shown}.")
+        for name in (name for name in self.results if BY_NAME[name].per_url):
+            row = self.figures.row(name)
+            cpu = self.results[name]["time"]["steps"].get("cpu_per_url")
+            of_cpu = "" if cpu is None else f"; {cpu * 1e3:.3f} ms of CPU a URL"
+            lines.append(
+                f"{name}: {row['median_s'] / row['urls'] * 1e3:.3f} ms a URL (median "
+                f"{row['median_s']:.3f} s / {row['urls']:,} URLs){of_cpu}."
+            )
         for pair, seconds in self.figures.lookups().items():
             shown = ", ".join(
                 f"{value * 1e6:,.1f} µs with {count} site{'' if count == 1 else 's'}"

@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import Any
 
 from bench.incremental_changes import changes_for
-from bench.sizes import PAGE_MAX, Plan
+from bench.sizes import PAGE_MAX, VERIFY_URLS, Plan
 
 # How the parent runs a case, and so which part of the report it adds to.
 # MEASURED: one child per measure (time, rss, tracemalloc), in the main table.
@@ -29,10 +29,12 @@ PAIRS = "pairs"
 PAGE_TABLE = "page"  # bench_page, --rows rows: page 1 is the serving page
 BUILD_TABLE = "build"  # bench_page, --build-rows rows
 INDEX_TABLE = "index"  # bench_indexpage, --index-rows rows
+# None of the bench's tables: the verify cases seed (and remove) blog posts of their own.
+NO_TABLE = "none"
 
 # The groups --cases takes, in the order its help and errors list them; "all"
 # is every case.
-DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, ALL = (
+DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY, ALL = (
     "default",
     "compat",
     "index",
@@ -40,6 +42,7 @@ DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, ALL = (
     "exclusion",
     "incremental",
     "distributed",
+    "verify",
     "all",
 )
 
@@ -79,6 +82,8 @@ class CaseSpec:
     bytes_of_ours: str | None = None
     # Its name in the report, if the sizes change it.
     label: Callable[[Plan], str] | None = None
+    # The report also divides its median by its URLs: the seconds a URL costs.
+    per_url: bool = False
 
     @property
     def pair(self) -> str:
@@ -172,6 +177,26 @@ def exclusion(name: str, what: str, make: str) -> CaseSpec:
     a declared exclusion on the same page (bench/serving_cases.py)."""
     return CaseSpec(
         name, what, make, serving_page, run=TURNS, groups=(EXCLUSION,), serves_page=True
+    )
+
+
+def verified_urls(plan: Plan, prepared: Prepared) -> int:
+    return VERIFY_URLS
+
+
+def verify(name: str, what: str, make: str, **spec: Any) -> CaseSpec:
+    """The blog's posts requested as ``verify_sitemaps`` requests them, in turns with
+    the other case of its pair: what the check costs a URL (bench/verify_cases.py)."""
+    return CaseSpec(
+        name,
+        what,
+        make,
+        verified_urls,
+        run=TURNS,
+        reads=NO_TABLE,
+        groups=(VERIFY,),
+        per_url=True,
+        **spec,
     )
 
 

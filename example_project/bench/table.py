@@ -32,6 +32,7 @@ from bench.specs import (
     INDEX_TABLE,
     SITES,
     TURNS,
+    VERIFY,
     CaseSpec,
     bench_index,
     build,
@@ -45,6 +46,7 @@ from bench.specs import (
     no_body,
     serving,
     sites,
+    verify,
 )
 
 SERVING = "bench.serving_cases"
@@ -189,13 +191,25 @@ CASES: tuple[CaseSpec, ...] = (
     incremental("incremental-changed", "the same build after changes", changed_table),
     distributed("distributed-local", "a build into S3 from one process"),
     distributed("distributed-celery", "the same build through Celery's workers"),
+    verify(
+        "verify-views",
+        "blog posts through the WSGI handler, in turns with verify-checked",
+        "bench.verify_cases:verify_case",
+        args=(False,),
+    ),
+    verify(
+        "verify-checked",
+        "the same posts checked as verify_sitemaps checks them",
+        "bench.verify_cases:verify_case",
+        args=(True,),
+    ),
 )
 
 BY_NAME = {case.name: case for case in CASES}
 NAMES = tuple(BY_NAME)
 GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
-    for group in (DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, ALL)
+    for group in (DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY, ALL)
 }
 
 
@@ -258,7 +272,7 @@ RATIOS: tuple[Ratio, ...] = (
     # A build from one process against the same build through the workers.
     *against("distributed-local", "distributed-celery"),
     # Several sites: the same host's document with 100 sites and with 1; the page
-    # with a declared exclusion and without.
+    # with a declared exclusion and without; the posts checked and only requested.
     *(Ratio(second, first) for first, second in TURN_PAIRS.values()),
 )
 
