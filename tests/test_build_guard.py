@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
-import io
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -15,8 +14,8 @@ from typing import Any
 
 import pytest
 from built_sets import builds, leftovers, snapshot
+from commands import outcome as command_outcome
 from django.core.files.storage import InMemoryStorage, storages
-from django.core.management import CommandError, call_command
 from django.db.models import QuerySet
 from django.test import override_settings
 from factories import bulk_articles
@@ -40,15 +39,7 @@ class FourPerPage(ArticleSource):
 
 
 def outcome(**options: Any) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) of the command, stderr as ``manage.py`` writes a
-    ``CommandError`` to it."""
-    stdout, stderr = io.StringIO(), io.StringIO()
-    try:
-        call_command("build_sitemaps", stdout=stdout, stderr=stderr, **options)
-    except CommandError as exc:
-        stderr.write(f"CommandError: {exc}\n")
-        return stdout.getvalue(), stderr.getvalue(), exc.returncode
-    return stdout.getvalue(), stderr.getvalue(), 0
+    return command_outcome("build_sitemaps", **options)
 
 
 def refusal(removed: int, before: int, share: str, limit: str, source: str, **rest: Any) -> str:

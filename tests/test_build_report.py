@@ -4,7 +4,6 @@ changed, per site and section, in a JSON file put in place whole when the run en
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
 import os
 import resource
@@ -15,8 +14,8 @@ from typing import Any
 
 import pytest
 from built_sets import snapshot
+from commands import outcome as command_outcome
 from django.core.files.storage import FileSystemStorage
-from django.core.management import CommandError, call_command
 from django.db.models import QuerySet
 from django.test import override_settings
 from factories import bulk_articles
@@ -38,15 +37,7 @@ class FourPerPage(ArticleSource):
 
 
 def outcome(**options: Any) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) of the command, stderr as ``manage.py`` writes a
-    ``CommandError`` to it."""
-    stdout, stderr = io.StringIO(), io.StringIO()
-    try:
-        call_command("build_sitemaps", stdout=stdout, stderr=stderr, **options)
-    except CommandError as exc:
-        stderr.write(f"CommandError: {exc}\n")
-        return stdout.getvalue(), stderr.getvalue(), exc.returncode
-    return stdout.getvalue(), stderr.getvalue(), 0
+    return command_outcome("build_sitemaps", **options)
 
 
 def loc(row: Article) -> str:

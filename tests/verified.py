@@ -4,14 +4,13 @@ table is needed), and the command's whole outcome."""
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from commands import outcome
 from django.core.checks.registry import registry
-from django.core.management import CommandError, call_command
 from django.test import override_settings
 from testapp.models import Article
 
@@ -56,14 +55,8 @@ def verify(*args: str, **options: Any) -> tuple[str, str, int]:
     """``(stdout, stderr, exit status)`` of ``manage.py verify_sitemaps``, its timings
     written ``S s`` and ``S ms``; a ``CommandError`` is written to stderr as
     ``manage.py`` writes it (``tests/test_verify_sitemaps.py`` runs it for real too)."""
-    stdout, stderr = io.StringIO(), io.StringIO()
-    status = 0
-    try:
-        call_command("verify_sitemaps", *args, stdout=stdout, stderr=stderr, **options)
-    except CommandError as exc:
-        stderr.write(f"CommandError: {exc}\n")
-        status = exc.returncode
-    return TIMINGS.sub(r"S \1", stdout.getvalue()), stderr.getvalue(), status
+    stdout, stderr, status = outcome("verify_sitemaps", *args, **options)
+    return TIMINGS.sub(r"S \1", stdout), stderr, status
 
 
 def articles(*slugs: str) -> None:
