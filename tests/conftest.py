@@ -14,6 +14,12 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
 from django_sitemapkit.sources.lastmods import clear_cache
 
+# tests/thirdparty runs apart, with its own settings (Wagtail, django CMS and
+# FeinCMS installed): pytest --ds=thirdparty.settings tests/thirdparty.
+collect_ignore = (
+    [] if os.environ.get("DJANGO_SETTINGS_MODULE") == "thirdparty.settings" else ["thirdparty"]
+)
+
 # redis_server, s3_server and s3_bucket: servers on 127.0.0.1 for the tests.
 pytest_plugins = ["service_fixtures"]
 
