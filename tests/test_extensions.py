@@ -557,6 +557,26 @@ def test_alternates_from_a_per_row_mapping(client: Client, sources: Sources) -> 
     ]
 
 
+def test_an_empty_mapping_of_alternates_lists_the_row_without_links(
+    client: Client, sources: Sources
+) -> None:
+    class Untranslated(ArticleSource):
+        name = "untranslated"
+
+        def alternates(self, row: dict[str, Any]) -> Mapping[str, str]:
+            # A page with no other version (django_sitemapkit.wagtail's untranslated pages).
+            return {} if row["slug"] == "alone" else {"en": f"/articles/{row['slug']}/"}
+
+    sources(Untranslated)
+    ArticleFactory.create(slug="alone")
+    ArticleFactory.create(slug="b")
+    urls = page_urls(client, "/sitemap-untranslated-1.xml")
+    assert [(url.loc, url.alternates) for url in urls] == [
+        (f"{SITE}/articles/alone/", []),
+        (f"{SITE}/articles/b/", [("en", f"{SITE}/articles/b/")]),
+    ]
+
+
 @pytest.mark.parametrize(
     ("mapping", "problem"),
     [

@@ -212,12 +212,14 @@ def format_alternates(
 ) -> tuple[tuple[str, str], ...]:
     """A per-row ``alternates()`` mapping of hreflang to location, checked.
 
-    Every href obeys the single-host rule, as ``<loc>`` does; the page itself
-    must be one of them, since each version of a page lists itself and all the
+    An empty mapping lists none. Every href obeys the single-host rule, as ``<loc>``
+    does; the page itself must be one of them, since each version of a page lists itself and all the
     others (Google, "Tell Google about localized versions of your page").
     """
     if not isinstance(mapping, Mapping):
         raise InvalidEntry(f"alternates {mapping!r} is not a mapping of hreflang to location")
+    if not mapping:
+        return ()  # a page with no other version: nothing to link
     links = []
     for hreflang, location in mapping.items():
         if not isinstance(hreflang, str) or HREFLANG.fullmatch(hreflang) is None:

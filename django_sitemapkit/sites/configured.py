@@ -178,14 +178,21 @@ def framework_site(row: Site) -> SitemapSite:
             "Set SITEMAPKIT_SITE_SCHEME to 'https' or 'http'.",
         )
     origin = Origin.from_url(url)
-    name = origin.authority.removesuffix(".")
-    if not SITE_NAME.fullmatch(name.replace(":", "_")):
+    name = authority_name(origin)
+    if name is None:
         raise UnusableSite(
             f"The domain of Site {row.pk!r}, {row.domain!r}, cannot name the directory of "
             "its built files.",
             f"Set the domain of Site {row.pk!r} to a host name such as 'www.example.com'.",
         )
     return SitemapSite(name, origin, row, several=True)
+
+
+def authority_name(origin: Origin) -> str | None:
+    """The name of a site made from a row (a ``Site``, a Wagtail ``Site``): its host and
+    port, ``None`` if they cannot name the directory of its built files."""
+    name = origin.authority.removesuffix(".")
+    return name if SITE_NAME.fullmatch(name.replace(":", "_")) else None
 
 
 def framework_sites() -> tuple[list[SitemapSite], list[UnusableSite]]:

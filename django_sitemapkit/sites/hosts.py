@@ -3,7 +3,8 @@
 A site is a name and a base URL: the one host of every document it is served
 (sitemaps.org, "Sitemap file location"). The set is configured, never learned
 from a request: ``SITEMAPKIT_SITES`` maps names to base URLs, or, set to
-``"django.contrib.sites"``, makes each ``Site`` row a site of its own. Without
+``"django.contrib.sites"`` (or ``"wagtail"``), makes each ``Site`` row (or Wagtail
+``Site``) a site of its own. Without
 it the project has one site, on ``SITEMAPKIT_BASE_URL`` or the current Site.
 
 A request's host selects a site and never supplies one. ``get_host()`` first
@@ -34,6 +35,7 @@ from django_sitemapkit.sites.configured import (
     setting_sites,
 )
 from django_sitemapkit.sites.framework import UnusableSite, current_site, site_base_url, uses_site
+from django_sitemapkit.sites.wagtail import wagtail_site_for, wagtail_sites, wagtail_variant
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -90,6 +92,8 @@ def sites_and_problems() -> tuple[list[SitemapSite], list[UnusableSite]]:
         return [default_site()], []
     if framework_variant():
         return framework_sites()
+    if wagtail_variant():
+        return wagtail_sites()
     return list(setting_sites().values()), []
 
 
@@ -97,8 +101,8 @@ def site_named(name: str) -> SitemapSite | None:
     if not several_sites():
         site = default_site()
         return site if name == site.name else None
-    if framework_variant():
-        return next((site for site in framework_sites()[0] if site.name == name), None)
+    if framework_variant() or wagtail_variant():
+        return next((site for site in sites_and_problems()[0] if site.name == name), None)
     return setting_sites().get(name)
 
 
@@ -121,13 +125,16 @@ def site_for_request(request: HttpRequest) -> SitemapSite:
     domain, port_text = split_domain_port(request.get_host())
     host = domain.removeprefix("[").removesuffix("]")
     port = int(port_text) if port_text else None
-    site = framework_site_for(host, port) if framework_variant() else setting_site_for(host, port)
+    if framework_variant():
+        site = framework_site_for(host, port)
+        which, fix = "No Site", "Add a Site with that domain"
+    elif wagtail_variant():
+        site = wagtail_site_for(host, port)
+        which, fix = "No Wagtail Site", "Add a Wagtail Site with that hostname"
+    else:
+        site = setting_site_for(host, port)
+        which, fix = "No site of SITEMAPKIT_SITES", "Add the site to SITEMAPKIT_SITES"
     if site is None:
-        which, fix = (
-            ("No Site", "Add a Site with that domain")
-            if framework_variant()
-            else ("No site of SITEMAPKIT_SITES", "Add the site to SITEMAPKIT_SITES")
-        )
         logger.warning(
             "%s has the host %r, so %s serves no sitemap on it. %s if it should have one.",
             which,

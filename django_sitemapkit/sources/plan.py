@@ -23,6 +23,7 @@ from django_sitemapkit.encoding.encoder import Document, urlset
 from django_sitemapkit.locations.policy import LocationPolicy, entry_context
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import default_site
+from django_sitemapkit.sources import finishing
 from django_sitemapkit.sources.canonical import checked_writer, row_check
 from django_sitemapkit.sources.declaration import (
     BaseSource,
@@ -117,7 +118,7 @@ def compile_plan(
         # The class is read once, here: everything below reads this snapshot.
         declaration = Declaration(source)
         if isinstance(source, SitemapSource):
-            return queryset_plan(declaration, site, policy)
+            return finishing.finished(source, queryset_plan(declaration, site, policy), policy)
         assert isinstance(source, StaticSource), source
         return static_plan(declaration, policy)
 

@@ -9,5 +9,7 @@ from wagtail.contrib.sitemaps.views import sitemap as wagtail_sitemap
 
 urlpatterns = [
     path("wagtail-sitemap.xml", wagtail_sitemap),
+    # The app's own views, for the native Wagtail source (test_wagtail_*.py).
+    path("", include("django_sitemapkit.urls")),
     path("", include(wagtail_urls)),
 ]

@@ -1,0 +1,9 @@
+"""A native Wagtail source: ``WagtailSource`` lists a Wagtail site's live, public pages
+as rows (the optional extra ``django-sitemapkit[wagtail]``). Importing this package
+imports Wagtail; nothing else in django_sitemapkit does."""
+
+from __future__ import annotations
+
+from django_sitemapkit.wagtail.source import WagtailSource
+
+__all__ = ["WagtailSource"]

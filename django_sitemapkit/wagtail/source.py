@@ -1,0 +1,84 @@
+"""``WagtailSource``: a section of a Wagtail site's live, public pages, read as rows.
+
+A ``SitemapSource`` like any other, so the engine's plan, pager, keyset seeks
+and writer read it: its queryset is Wagtail's ``Page`` table (or a page type's),
+ordered by the tree's ``path`` (unique, so the seek key of every page), each row
+carrying its location and its translations as columns the database computes
+(``pages.py``). No page instance is made, except for the page types that
+override ``get_sitemap_urls()``, whose rows ``fallback.py`` hands to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.db.models.functions import Coalesce
+from wagtail.models import Page
+
+from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.wagtail import wagtail_site_of
+from django_sitemapkit.sources.declaration import SitemapSource
+from django_sitemapkit.sources.finishing import FINISHERS
+from django_sitemapkit.wagtail.fallback import CONTENT_TYPE, fallback_plan
+from django_sitemapkit.wagtail.pages import (
+    LOCATION,
+    TRANSLATIONS,
+    listable,
+    placeholders,
+    site_pages,
+    versions,
+)
+
+
+
+class WagtailSource(SitemapSource):
+    """The live, public pages of the Wagtail site each site of the sitemap serves.
+
+    ``queryset`` may be a page type's (``BlogPage.objects.all()``) or a filtered one;
+    ``noindex`` and ``canonical`` may name that model's fields.
+    """
+
+    queryset: ClassVar[QuerySet[Any] | None] = Page.objects.all()
+    ordering: ClassVar[tuple[str, ...]] = ("path",)
+    #: When the page was last published. Wagtail's own sitemap falls back on its
+    #: latest revision for pages published before ``last_published_at`` existed
+    #: (Wagtail 1.x); so does this, so that both write the same dates.
+    lastmod: Any = Coalesce("last_published_at", "latest_revision_created_at")
+    fields: ClassVar[tuple[str, ...]] = (LOCATION, TRANSLATIONS, CONTENT_TYPE)
+
+    def get_queryset(self) -> QuerySet[Any]:
+        """The pages of ``queryset`` a crawler may read, on any site."""
+        return listable(super().get_queryset()).annotate(**placeholders())
+
+    def get_site_queryset(self, site: SitemapSite) -> QuerySet[Any]:
+        """Those of them in the trees of ``site``'s Wagtail site."""
+        return site_pages(self.get_queryset(), wagtail_site_of(site))
+
+    def location(self, row: Any) -> str:
+        found = row[LOCATION]
+        if not found:
+            raise InvalidEntry("the page is in none of the site's trees")
+        return appended(found)
+
+    def alternates(self, row: Any) -> Mapping[str, str]:
+        """The page's versions in the site's other locales, and itself: none where it
+        has no listed translation."""
+        found = versions(row[TRANSLATIONS])
+        if len(found) < 2:
+            return {}
+        return {language: appended(path) for language, path in found.items()}
+
+
+def appended(path: str) -> str:
+    """A page's path as ``get_url_parts()`` ends it: without its final slash under
+    ``WAGTAIL_APPEND_SLASH = False``, the site's root excepted."""
+    if getattr(settings, "WAGTAIL_APPEND_SLASH", True) or path == "/":
+        return path
+    return path.rstrip("/")
+
+
+FINISHERS.append((WagtailSource, fallback_plan))
