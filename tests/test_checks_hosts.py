@@ -59,10 +59,10 @@ def test_e001_is_silent_with_several_sites() -> None:
 
 GENERAL = (
     "Set SITEMAPKIT_SITES to a dict of each site's name to its base URL, such as "
-    "{'www': 'https://www.example.com'}, to 'django.contrib.sites' for a site per Site row, "
-    "or remove it for one site on SITEMAPKIT_BASE_URL."
+    "{'www': 'https://www.example.com'}, to 'django.contrib.sites' for a site per Site row "
+    "(or 'wagtail' per Wagtail Site), or remove it for one site on SITEMAPKIT_BASE_URL."
 )
-NEITHER = "neither a dict of site names to base URLs nor 'django.contrib.sites'"
+NEITHER = "neither a dict of site names to base URLs, 'django.contrib.sites' nor 'wagtail'"
 
 
 @pytest.mark.parametrize(

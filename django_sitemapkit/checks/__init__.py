@@ -20,6 +20,9 @@ points below. Ids are never reused; docs/checks.md lists every one.
     in the database (W016-W020);
   - ``source_sites``: the sites a source lists on and the host of its absolute
     URLs (E005, E043, W015);
+  - ``wagtail_sites``: ``SITEMAPKIT_SITES = "wagtail"`` (E105), its Wagtail
+    ``Site`` rows and the sites a ``WagtailSource`` lists on, in the database
+    (W050-W053);
 
 - ``sources/``, what a project declares:
 
@@ -54,6 +57,7 @@ from django_sitemapkit.checks.settings import check_settings
 from django_sitemapkit.checks.sites.framework import check_sites_framework
 from django_sitemapkit.checks.sites.hosts import check_site_settings
 from django_sitemapkit.checks.sites.site_rows import check_site_rows
+from django_sitemapkit.checks.sites.wagtail_sites import check_wagtail_sites
 from django_sitemapkit.checks.sources.discovery import check_discovery
 from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
@@ -73,4 +77,5 @@ __all__ = [
     "check_sites_framework",
     "check_sources",
     "check_urls",
+    "check_wagtail_sites",
 ]

@@ -17,6 +17,7 @@ from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.conf import TABLE, conf
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SITES_FRAMEWORK, SitemapSite
+from django_sitemapkit.sites.wagtail import WAGTAIL_SITES
 from django_sitemapkit.sites.hosts import DEFAULT_NAME, all_sites
 from django_sitemapkit.sites.robots_txt import RobotsUnavailable, SiteRobots, read_robots
 from django_sitemapkit.sources.disallowed import Listed
@@ -42,7 +43,7 @@ def site_names() -> set[str] | None:
     """The names a dict of ``SITEMAPKIT_ROBOTS_FILE`` may use; ``None`` where they are
     ``Site`` rows, known only to the database."""
     sites = conf.raw("SITES")
-    if sites == SITES_FRAMEWORK:
+    if sites in (SITES_FRAMEWORK, WAGTAIL_SITES):
         return None
     return (
         {name for name in sites if isinstance(name, str)}

@@ -50,9 +50,9 @@ def wagtail_site(row: WagtailSite) -> SitemapSite:
     name = None if problem is not None else authority_name(Origin.from_url(url))
     if problem is not None or name is None:
         raise UnusableSite(
-            f"The hostname of Wagtail Site {row.pk!r}, {row.hostname!r}, cannot be served "
-            f"as {url!r} (SITEMAPKIT_SITES = {WAGTAIL_SITES!r}): "
-            f"{problem or 'it cannot name the directory of its built files'}.",
+            f"Wagtail Site {row.pk!r} (hostname {row.hostname!r}, SITEMAPKIT_SITES = "
+            f"{WAGTAIL_SITES!r}) would be served on {url!r}, which "
+            f"{problem or 'cannot name the directory of its built files'}.",
             f"Set the hostname of Wagtail Site {row.pk!r} to the host it is served on, "
             "such as 'www.example.com', and its port to 443 for https.",
         )

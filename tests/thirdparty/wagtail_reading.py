@@ -45,9 +45,8 @@ def serving(*sources: type[Any], **settings: Any) -> Iterator[None]:
     clear_cache()
     try:
         with override_settings(
-            ROOT_URLCONF="thirdparty.urls_wagtail_i18n",
-            SITEMAPKIT_SITES="wagtail",
-            **settings,
+            **{"ROOT_URLCONF": "thirdparty.urls_wagtail_i18n", "SITEMAPKIT_SITES": "wagtail"}
+            | settings
         ):
             yield
     finally:

@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.checks.sites.base_url import NOT_AN_ORIGIN, corrected_base_url
+from django_sitemapkit.checks.sites.wagtail_sites import check_wagtail_app
 from django_sitemapkit.checks.sites.served_hosts import (
     check_allowed_hosts,
     check_http,
@@ -42,6 +43,7 @@ from django_sitemapkit.sites.configured import (
     shared_hosts,
 )
 from django_sitemapkit.sites.framework import SITES_APP
+from django_sitemapkit.sites.wagtail import WAGTAIL_SITES
 
 A_DICT = f"a dict of each site's name to its base URL, such as {{'www': {EXAMPLE}}}"
 
@@ -54,6 +56,8 @@ def check_site_settings(**kwargs: Any) -> list[CheckMessage]:
     errors += check_base_url_too()
     if value == SITES_FRAMEWORK:
         return errors + check_sites_app() + check_scheme_https()
+    if value == WAGTAIL_SITES:
+        return errors + check_wagtail_app()
     if not isinstance(value, Mapping) or not value:
         return errors + check_sites_shape(value)
     for name, url in value.items():
@@ -82,7 +86,10 @@ def check_sites_shape(value: object) -> list[CheckMessage]:
     why = (
         "which lists no site"
         if isinstance(value, Mapping)
-        else (f"neither a dict of site names to base URLs nor {SITES_FRAMEWORK!r}")
+        else (
+            f"neither a dict of site names to base URLs, {SITES_FRAMEWORK!r} nor "
+            f"{WAGTAIL_SITES!r}"
+        )
     )
     return [
         Error(
@@ -107,7 +114,8 @@ def shape_fix(value: object) -> str:
         return f"Set SITEMAPKIT_SITES = {derived!r}: a dict of each site's name to its base URL."
     return (
         f"Set SITEMAPKIT_SITES to {A_DICT}, to {SITES_FRAMEWORK!r} for a site per Site "
-        "row, or remove it for one site on SITEMAPKIT_BASE_URL."
+        f"row (or {WAGTAIL_SITES!r} per Wagtail Site), or remove it for one site on "
+        "SITEMAPKIT_BASE_URL."
     )
 
 
