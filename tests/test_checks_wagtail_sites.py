@@ -26,7 +26,7 @@ E105 = Error(
 @override_settings(SITEMAPKIT_BASE_URL=None, SITEMAPKIT_SITES="wagtail")
 def test_e105_wagtail_sites_without_wagtail() -> None:
     assert check_site_settings() == [E105]
-    with pytest.raises(SystemCheckError, match="sitemapkit.E105"):
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E105"):
         call_command("check", stdout=StringIO(), stderr=StringIO())
 
 

@@ -17,9 +17,9 @@ from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.conf import TABLE, conf
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SITES_FRAMEWORK, SitemapSite
-from django_sitemapkit.sites.wagtail import WAGTAIL_SITES
 from django_sitemapkit.sites.hosts import DEFAULT_NAME, all_sites
 from django_sitemapkit.sites.robots_txt import RobotsUnavailable, SiteRobots, read_robots
+from django_sitemapkit.sites.wagtail import WAGTAIL_SITES
 from django_sitemapkit.sources.disallowed import Listed
 from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.sources.rows import close_iterator

@@ -92,9 +92,7 @@ def wagtail_site_of(site: SitemapSite) -> WagtailSite | None:
     one with its host, else the default one; ``None`` if there is none."""
     from wagtail.models import Site
 
-    rows = list(
-        Site.objects.select_related("root_page").filter(hostname__iexact=site.origin.host)
-    )
+    rows = list(Site.objects.select_related("root_page").filter(hostname__iexact=site.origin.host))
     exact = [row for row in rows if row.port == site.origin.port]
     if exact:
         return exact[0]

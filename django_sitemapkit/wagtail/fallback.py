@@ -39,11 +39,8 @@ CONTENT_TYPE = "content_type_id"
 
 def overriding_types() -> frozenset[int]:
     """The content types of the page models whose ``get_sitemap_urls()`` is their own."""
-    own = [
-        model
-        for model in apps.get_models()
-        if issubclass(model, Page) and model.get_sitemap_urls is not Page.get_sitemap_urls
-    ]
+    pages: list[Any] = [model for model in apps.get_models() if issubclass(model, Page)]
+    own = [model for model in pages if model.get_sitemap_urls is not Page.get_sitemap_urls]
     if not own:
         return frozenset()
     found = ContentType.objects.get_for_models(*own, for_concrete_models=False)

@@ -103,12 +103,13 @@ def listable(queryset: QuerySet[Any]) -> QuerySet[Any]:
     restricted = PageViewRestriction.objects.filter(
         page__path=Substr(OuterRef("path"), 1, Length("page__path"))
     )
-    return queryset.filter(
+    kept: QuerySet[Any] = queryset.filter(
         Q(expire_at__isnull=True) | Q(expire_at__gt=Now()),
         live=True,
         expired=False,
         alias_of__isnull=True,
     ).exclude(Exists(restricted))
+    return kept
 
 
 def in_site(queryset: QuerySet[Any], trees: list[Tree], nested: list[str]) -> QuerySet[Any]:
@@ -118,7 +119,8 @@ def in_site(queryset: QuerySet[Any], trees: list[Tree], nested: list[str]) -> Qu
         inside |= Q(path__startswith=tree.path)
     for path in nested:
         inside &= ~Q(path__startswith=path)
-    return queryset.filter(inside)
+    kept: QuerySet[Any] = queryset.filter(inside)
+    return kept
 
 
 def location(trees: list[Tree]) -> Any:
@@ -128,9 +130,7 @@ def location(trees: list[Tree]) -> Any:
         *(
             When(
                 path__startswith=tree.path,
-                then=Concat(
-                    Value(tree.prefix), Substr("url_path", len(tree.url_path) + 1)
-                ),
+                then=Concat(Value(tree.prefix), Substr("url_path", len(tree.url_path) + 1)),
             )
             for tree in trees
         ),
@@ -167,15 +167,15 @@ def placeholders() -> dict[str, Any]:
 
 def site_pages(queryset: QuerySet[Any], site: WagtailSite | None) -> QuerySet[Any]:
     """``queryset`` (listable pages) kept to ``site``'s trees, with their columns."""
-    if site is None:
-        return queryset.none()
-    trees = site_trees(site)
-    if not trees:
-        return queryset.none()
+    trees = [] if site is None else site_trees(site)
+    if site is None or not trees:
+        nothing: QuerySet[Any] = queryset.none()
+        return nothing
     nested = nested_roots(site, trees)
-    return in_site(queryset, trees, nested).annotate(
+    pages: QuerySet[Any] = in_site(queryset, trees, nested).annotate(
         **{LOCATION: location(trees), TRANSLATIONS: translations(trees, nested)}
     )
+    return pages
 
 
 def versions(text: str | None) -> dict[str, str]:

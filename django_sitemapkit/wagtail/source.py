@@ -34,7 +34,6 @@ from django_sitemapkit.wagtail.pages import (
 )
 
 
-
 class WagtailSource(SitemapSource):
     """The live, public pages of the Wagtail site each site of the sitemap serves.
 
@@ -52,7 +51,8 @@ class WagtailSource(SitemapSource):
 
     def get_queryset(self) -> QuerySet[Any]:
         """The pages of ``queryset`` a crawler may read, on any site."""
-        return listable(super().get_queryset()).annotate(**placeholders())
+        pages: QuerySet[Any] = listable(super().get_queryset()).annotate(**placeholders())
+        return pages
 
     def get_site_queryset(self, site: SitemapSite) -> QuerySet[Any]:
         """Those of them in the trees of ``site``'s Wagtail site."""

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 from wagtail.models import Page, PageViewRestriction, Site
 
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.wagtail import WagtailSource
 from thirdparty import wagtail_tree
@@ -66,13 +67,16 @@ def test_the_pages_wagtail_lists_less_aliases_and_pages_past_their_expiry() -> N
     # and the page whose expire_at has passed while publish_scheduled has yet to run.
     left_out = {f"{WWW}/s3/alias/", f"{WWW}/s1/{expiring.slug}/"}
     assert left_out <= set(english)
-    expected = {loc: lastmod for loc, lastmod in {**english, **french}.items() if loc not in left_out}
+    expected = {
+        loc: lastmod for loc, lastmod in {**english, **french}.items() if loc not in left_out
+    }
     assert {loc: url.lastmod and url.lastmod[:10] for loc, url in ours.items()} == expected
     assert len(ours) == 1 + 10 + 150 * 10 - 3 - 151 + 2 + 1 + 5 + 150 * 5
     assert {loc: url.lastmod and url.lastmod[:10] for loc, url in ours_blog.items()} == blog
     assert len(ours_blog) == 301
     # Wagtail's view lists the English tree alone; the French is the site's too.
-    assert f"{WWW}/fr/fr-s0/fr-p0-3/" in ours and f"{WWW}/fr/fr-s0/fr-p0-3/" not in english
+    assert f"{WWW}/fr/fr-s0/fr-p0-3/" in ours
+    assert f"{WWW}/fr/fr-s0/fr-p0-3/" not in english
     assert ours[f"{WWW}/s5/p5-0/"].lastmod == "2026-02-10T12:00:00+00:00"
 
 
@@ -110,7 +114,7 @@ def test_pages_are_read_in_the_order_of_the_tree_a_seek_at_a_time() -> None:
     assert [column.name for column in plan.key or ()] == ["path", "pk"]
 
 
-def _sites() -> list[object]:
+def _sites() -> list[SitemapSite]:
     from django_sitemapkit.sites.hosts import all_sites
 
     return [site for site in all_sites() if site.name == "www.example.com"]
@@ -164,7 +168,10 @@ def test_a_site_nested_in_another_keeps_its_pages_to_its_own_host() -> None:
         www = locations("www.example.com")
         shop = locations("shop.example.com")
         wagtail = wagtail_listed("www.example.com")
-    assert shop == {"https://shop.example.com/", *(f"https://shop.example.com/p1-{n}/" for n in range(2))}
+    assert shop == {
+        "https://shop.example.com/",
+        *(f"https://shop.example.com/p1-{n}/" for n in range(2)),
+    }
     assert www == {f"{WWW}/", f"{WWW}/s0/", f"{WWW}/s0/p0-0/", f"{WWW}/s0/p0-1/", f"{WWW}/fr/"}
     # Wagtail's view of www lists the shop's pages a second time, on www's host
     # (get_url_parts() prefers the request's site); Page.get_site() says they are

@@ -57,7 +57,7 @@ def children(
         )
         for number, slug in enumerate(slugs)
     ]
-    created = Page.objects.bulk_create(pages)
+    created: list[Page] = Page.objects.bulk_create(pages)
     Page.objects.filter(pk=parent.pk).update(numchild=parent.numchild + len(pages))
     parent.numchild += len(pages)
     return created

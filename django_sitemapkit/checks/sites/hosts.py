@@ -21,12 +21,12 @@ from django.core.exceptions import ImproperlyConfigured
 
 from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.checks.sites.base_url import NOT_AN_ORIGIN, corrected_base_url
-from django_sitemapkit.checks.sites.wagtail_sites import check_wagtail_app
 from django_sitemapkit.checks.sites.served_hosts import (
     check_allowed_hosts,
     check_http,
     check_scheme_https,
 )
+from django_sitemapkit.checks.sites.wagtail_sites import check_wagtail_app
 from django_sitemapkit.conf import conf
 from django_sitemapkit.names import SITE_NAME
 from django_sitemapkit.sites.base_urls import (
@@ -87,8 +87,7 @@ def check_sites_shape(value: object) -> list[CheckMessage]:
         "which lists no site"
         if isinstance(value, Mapping)
         else (
-            f"neither a dict of site names to base URLs, {SITES_FRAMEWORK!r} nor "
-            f"{WAGTAIL_SITES!r}"
+            f"neither a dict of site names to base URLs, {SITES_FRAMEWORK!r} nor {WAGTAIL_SITES!r}"
         )
     )
     return [

@@ -24,7 +24,12 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.framework import UnusableSite
-from django_sitemapkit.sites.wagtail import WAGTAIL_APP, WAGTAIL_SITES, wagtail_site_of, wagtail_sites
+from django_sitemapkit.sites.wagtail import (
+    WAGTAIL_APP,
+    WAGTAIL_SITES,
+    wagtail_site_of,
+    wagtail_sites,
+)
 
 VARIANT = f"SITEMAPKIT_SITES = {WAGTAIL_SITES!r}"
 
