@@ -75,6 +75,15 @@ class Writer:
     #: A ``lastmod`` later than this is left out of its entry (``values.Horizon``).
     horizon: Horizon = field(default_factory=Horizon)
 
+    def plain(self) -> Writer:
+        """This writer without its extension elements, for a section whose rows turn out
+        to have none (a Wagtail site in one locale): each chunk then takes the one
+        tight loop, with robots.txt's guard in the locator as compile_writer() puts it."""
+        maker = self.maker
+        if self.robots is not None:
+            maker = replace(maker, locate=self.robots.locator(maker.locate))
+        return replace(self, maker=maker, make=maker(), extender=None, related=None, robots=None)
+
     def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]:
         made: list[Entry] = []
         make, row_key, extend, robots = self.make, self.row_key, self.extender, self.robots

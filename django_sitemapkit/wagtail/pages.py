@@ -125,17 +125,19 @@ def in_site(queryset: QuerySet[Any], trees: list[Tree], nested: list[str]) -> Qu
 
 def location(trees: list[Tree]) -> Any:
     """A page's path on its site: its tree's prefix, and its ``url_path`` below the
-    tree's root."""
-    return Case(
-        *(
-            When(
-                path__startswith=tree.path,
-                then=Concat(Value(tree.prefix), Substr("url_path", len(tree.url_path) + 1)),
-            )
-            for tree in trees
-        ),
-        output_field=TextField(),
-    )
+    tree's root; without the final slash under ``WAGTAIL_APPEND_SLASH = False``, as
+    ``get_url_parts()`` strips it (the path ``/`` excepted)."""
+    slash = getattr(settings, "WAGTAIL_APPEND_SLASH", True)
+    paths = []
+    for tree in trees:
+        start = len(tree.url_path) + 1
+        if slash:
+            rest = Substr("url_path", start)
+        else:
+            paths.append(When(path=tree.path, then=Value(tree.prefix.rstrip("/") or "/")))
+            rest = Substr("url_path", start, Length("url_path") - start)
+        paths.append(When(path__startswith=tree.path, then=Concat(Value(tree.prefix), rest)))
+    return Case(*paths, output_field=TextField())
 
 
 def translations(trees: list[Tree], nested: list[str]) -> Any:
@@ -176,6 +178,13 @@ def site_pages(queryset: QuerySet[Any], site: WagtailSite | None) -> QuerySet[An
         **{LOCATION: location(trees), TRANSLATIONS: translations(trees, nested)}
     )
     return pages
+
+
+def untranslated(queryset: QuerySet[Any]) -> bool:
+    """Whether the pages of ``queryset`` (``site_pages()``'s) have no translation column:
+    their site has one locale."""
+    column = queryset.query.annotations.get(TRANSLATIONS)
+    return isinstance(column, Value)
 
 
 def versions(text: str | None) -> dict[str, str]:

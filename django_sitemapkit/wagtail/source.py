@@ -11,18 +11,23 @@ override ``get_sitemap_urls()``, whose rows ``fallback.py`` hands to it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
-from django.conf import settings
 from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 from wagtail.models import Page
 
+from django_sitemapkit.encoding.encoder import urlset
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.extensions import ALTERNATES
+from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.wagtail import wagtail_site_of
 from django_sitemapkit.sources.declaration import SitemapSource
 from django_sitemapkit.sources.finishing import FINISHERS
+from django_sitemapkit.sources.plan import Plan
+from django_sitemapkit.sources.writer import Writer
 from django_sitemapkit.wagtail.fallback import CONTENT_TYPE, fallback_plan
 from django_sitemapkit.wagtail.pages import (
     LOCATION,
@@ -30,6 +35,7 @@ from django_sitemapkit.wagtail.pages import (
     listable,
     placeholders,
     site_pages,
+    untranslated,
     versions,
 )
 
@@ -59,10 +65,10 @@ class WagtailSource(SitemapSource):
         return site_pages(self.get_queryset(), wagtail_site_of(site))
 
     def location(self, row: Any) -> str:
-        found = row[LOCATION]
+        found: str = row[LOCATION]
         if not found:
             raise InvalidEntry("the page is in none of the site's trees")
-        return appended(found)
+        return found
 
     def alternates(self, row: Any) -> Mapping[str, str]:
         """The page's versions in the site's other locales, and itself: none where it
@@ -70,15 +76,23 @@ class WagtailSource(SitemapSource):
         found = versions(row[TRANSLATIONS])
         if len(found) < 2:
             return {}
-        return {language: appended(path) for language, path in found.items()}
+        return found
 
 
-def appended(path: str) -> str:
-    """A page's path as ``get_url_parts()`` ends it: without its final slash under
-    ``WAGTAIL_APPEND_SLASH = False``, the site's root excepted."""
-    if getattr(settings, "WAGTAIL_APPEND_SLASH", True) or path == "/":
-        return path
-    return path.rstrip("/")
+def finished(plan: Plan, policy: LocationPolicy) -> Plan:
+    """The plan of a ``WagtailSource``: written without alternates where the site has
+    one locale (no page then has another version), in the writer's one tight loop;
+    the rows of page types with a ``get_sitemap_urls()`` of their own from it."""
+    queryset = plan.queryset
+    single = queryset is not None and untranslated(queryset.ordered)
+    # Only where the alternates are the source's alone: no image, video or news
+    # declared, no alternates() of the project's (nor a canonical compared per row,
+    # whose writer wraps this one).
+    own = type(plan.source).alternates is WagtailSource.alternates
+    extensions = plan.document.extensions
+    if single and own and extensions == (ALTERNATES,) and isinstance(plan.writer, Writer):
+        plan = replace(plan, writer=plan.writer.plain(), document=urlset(()))
+    return fallback_plan(plan, policy)
 
 
-FINISHERS.append((WagtailSource, fallback_plan))
+FINISHERS.append((WagtailSource, finished))

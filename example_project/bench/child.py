@@ -15,7 +15,7 @@ from django.db import DatabaseError, connection
 from bench import incremental_cases, measuring, seeding
 from bench.models import IndexPage, Page
 from bench.sizes import PAGE_MAX, Plan
-from bench.specs import MEASURED, PAIRS, STEPS, TURNS
+from bench.specs import MEASURED, PAIRS, STEPS, THIRDPARTY, TURNS
 from bench.table import BY_NAME
 
 
@@ -41,7 +41,7 @@ def run(job: Job) -> dict[str, Any]:
         return task(job.plan)
     spec = BY_NAME[job.name]
     make = spec.maker()
-    if spec.run in (MEASURED, TURNS):
+    if spec.run in (MEASURED, TURNS, THIRDPARTY):
         assert job.measure is not None, f"case {job.name!r} needs --measure"
         case = make(job.plan, *spec.args)
         return measuring.measure(job.name, job.measure, case, job.runs)

@@ -17,11 +17,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bench import distributed_runs, incremental_runs
+from bench import distributed_runs, incremental_runs, thirdparty_runs
 from bench.machine import package_revision
 from bench.options import Config
 from bench.report import Report
-from bench.specs import MEASURED, PAIRS, STEPS, TURNS, CaseSpec
+from bench.specs import MEASURED, PAIRS, STEPS, THIRDPARTY, TURNS, CaseSpec
 from bench.table import BY_NAME
 from bench.turns import measure_in_turns
 
@@ -46,6 +46,9 @@ class Benchmark:
             TURNS: self.in_turns,
             STEPS: lambda spec: self.incremental().run(),
             PAIRS: lambda spec: self.distributed().run(),
+            THIRDPARTY: lambda spec: thirdparty_runs.run_package(
+                self.spawn, self.log, spec.pair, self.config.cases, self.config.runs, MEASURES
+            ),
         }
 
     def log(self, message: str) -> None:
@@ -99,6 +102,7 @@ class Benchmark:
 
     def run(self) -> None:
         config = self.config
+        config.cases = thirdparty_runs.available(config.cases, self.log)
         self.prepare()
         for spec in config.specs:
             if spec.name in self.results:
@@ -108,7 +112,8 @@ class Benchmark:
             for measured in ran:
                 self.check_urls(measured)
                 self.check_locations(measured)
-            self.check_same_bytes(list(ran))
+            if spec.run != THIRDPARTY:  # their views write bytes of their own
+                self.check_same_bytes(list(ran))
         self.load_at_end = os.getloadavg()
         self.revision_at_end = package_revision()
         self.wall = time.perf_counter() - self.started

@@ -11,6 +11,8 @@ PAGE_MAX = 50_000
 # The blog posts the verify cases request in each run: enough that the once-a-run
 # work (the middleware loaded, robots.txt read) is a small part of a URL's time.
 VERIFY_URLS = 300
+# The pages of the Wagtail site the third-party cases serve (bench/wagtail_cases.py).
+WAGTAIL_PAGES = 10_000
 
 
 @dataclass

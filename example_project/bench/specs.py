@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import Any
 
 from bench.incremental_changes import changes_for
-from bench.sizes import PAGE_MAX, VERIFY_URLS, Plan
+from bench.sizes import PAGE_MAX, VERIFY_URLS, WAGTAIL_PAGES, Plan
 
 # How the parent runs a case, and so which part of the report it adds to.
 # MEASURED: one child per measure (time, rss, tracemalloc), in the main table.
@@ -24,6 +24,10 @@ TURNS = "turns"
 STEPS = "steps"
 # PAIRS: the distributed builds, in pairs; their own report.
 PAIRS = "pairs"
+# THIRDPARTY: the cases of a third-party package (a native source, the package's
+# own view), in turns, in children started with the package's settings; their
+# locations compared (bench/thirdparty_runs.py).
+THIRDPARTY = "thirdparty"
 
 # The table a case reads, which the parent seeds to the size the case needs.
 PAGE_TABLE = "page"  # bench_page, --rows rows: page 1 is the serving page
@@ -45,6 +49,9 @@ DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY, ALL 
     "verify",
     "all",
 )
+
+# The group of the third-party cases (Wagtail's), run only where the package is installed.
+THIRDPARTY_GROUP = "thirdparty"
 
 # What the prepare child found: the example's other sections (see bench/child.py).
 Prepared = Mapping[str, Any]
@@ -84,6 +91,10 @@ class CaseSpec:
     label: Callable[[Plan], str] | None = None
     # The report also divides its median by its URLs: the seconds a URL costs.
     per_url: bool = False
+    # A third-party case: the package its child needs (skipped, and said so, where it
+    # cannot be imported) and the settings module its child starts with.
+    package: str | None = None
+    settings: str | None = None
 
     @property
     def pair(self) -> str:
@@ -216,4 +227,24 @@ def distributed(name: str, what: str) -> CaseSpec:
         run=PAIRS,
         reads=BUILD_TABLE,
         groups=(DISTRIBUTED,),
+    )
+
+
+def wagtail_pages(plan: Plan, prepared: Prepared) -> int:
+    return WAGTAIL_PAGES
+
+
+def thirdparty(name: str, what: str, make: str, package: str, settings: str) -> CaseSpec:
+    """A case of a third-party package, in turns with the others of its pair (the part
+    of its name before the last ``-``: ``wagtail`` for ``wagtail-native``)."""
+    return CaseSpec(
+        name,
+        what,
+        make,
+        wagtail_pages,
+        run=THIRDPARTY,
+        reads=NO_TABLE,
+        groups=(THIRDPARTY_GROUP,),
+        package=package,
+        settings=settings,
     )

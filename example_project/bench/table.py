@@ -31,6 +31,7 @@ from bench.specs import (
     INDEX,
     INDEX_TABLE,
     SITES,
+    THIRDPARTY_GROUP,
     TURNS,
     VERIFY,
     CaseSpec,
@@ -46,6 +47,7 @@ from bench.specs import (
     no_body,
     serving,
     sites,
+    thirdparty,
     verify,
 )
 
@@ -203,13 +205,32 @@ CASES: tuple[CaseSpec, ...] = (
         "bench.verify_cases:verify_case",
         args=(True,),
     ),
+    # Third-party packages: each package's cases share the start of their names, and
+    # run in turns (another of Wagtail's, or django CMS's, goes beside these).
+    thirdparty(
+        "wagtail-contrib",
+        "wagtail.contrib.sitemaps' view of a 10,000-page Wagtail site",
+        "bench.wagtail_cases:contrib_case",
+        "wagtail",
+        "bench.wagtail_settings",
+    ),
+    thirdparty(
+        "wagtail-native",
+        "the same pages from this package's WagtailSource",
+        "bench.wagtail_cases:native_case",
+        "wagtail",
+        "bench.wagtail_settings",
+    ),
 )
 
 BY_NAME = {case.name: case for case in CASES}
 NAMES = tuple(BY_NAME)
 GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
-    for group in (DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY, ALL)
+    for group in (
+        *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
+        *(THIRDPARTY_GROUP, ALL),
+    )
 }
 
 
@@ -274,6 +295,8 @@ RATIOS: tuple[Ratio, ...] = (
     # Several sites: the same host's document with 100 sites and with 1; the page
     # with a declared exclusion and without; the posts checked and only requested.
     *(Ratio(second, first) for first, second in TURN_PAIRS.values()),
+    # Wagtail's own view against the native source, on the same pages.
+    *against("wagtail-contrib", "wagtail-native", *MEMORY),
 )
 
 # A case declared twice, or a ratio naming no case, would be silently dropped

@@ -42,6 +42,7 @@ def pooled(name: str, children: list[dict[str, Any]]) -> dict[str, Any]:
     if len(digests) > 1:
         raise CommandError(f"{name} wrote other bytes in one of its child processes.")
     seconds = [value for child in children for value in child["seconds"]]
+    cpu = [value for child in children for value in child["cpu"]]
     ttfbs = [value for child in children for value in child["ttfb"]]
     known = [value for value in ttfbs if value is not None]
     return {
@@ -49,6 +50,8 @@ def pooled(name: str, children: list[dict[str, Any]]) -> dict[str, Any]:
         "seconds": seconds,
         "median": statistics.median(seconds),
         "min": min(seconds),
+        "cpu": cpu,
+        "cpu_median": statistics.median(cpu),
         "ttfb": ttfbs,
         "ttfb_median": statistics.median(known) if known else None,
         "bytes_per_run": [value for child in children for value in child["bytes_per_run"]],

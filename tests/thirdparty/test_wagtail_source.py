@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 from django.utils import timezone
+from sitemap_xml import parse_extended_urlset, streamed
 from wagtail.models import Page, PageViewRestriction, Site
 
 from django_sitemapkit.sites.configured import SitemapSite
@@ -14,7 +15,7 @@ from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.wagtail import WagtailSource
 from thirdparty import wagtail_tree
 from thirdparty.pages.models import EventPage
-from thirdparty.wagtail_reading import listed, serving, wagtail_listed
+from thirdparty.wagtail_reading import get, listed, serving, wagtail_listed
 
 pytestmark = pytest.mark.django_db
 
@@ -195,3 +196,26 @@ def test_noindex_and_canonical_are_declared_as_on_any_source() -> None:
     assert urls == {
         *(f"{WWW}/{path}" for path in ["", "s0/", "s0/p0-0/", "s1/", "s1/p1-1/", "fr/"])
     }
+
+
+def test_without_wagtails_appended_slash_the_locations_end_as_wagtail_ends_them() -> None:
+    wagtail_tree.project(sections=1, per_section=1, translated=1, blog_pages=1)
+    with serving(Pages, WAGTAIL_APPEND_SLASH=False):
+        urls = [url.loc for url in listed("www.example.com")]
+    assert urls == [
+        *(f"{WWW}{path}" for path in ["/", "/s0", "/s0/p0-0"]),
+        *(f"{WWW}{path}" for path in ["/fr", "/fr/fr-s0", "/fr/fr-s0/fr-p0-0"]),
+    ]
+
+
+def test_a_site_in_one_locale_is_written_without_alternates() -> None:
+    wagtail_tree.project(sections=1, per_section=2, translated=0, blog_pages=2)
+    with serving(Pages):
+        page = get("blog.example.com", "/sitemap-pages-1.xml")
+        body = streamed(page)
+    assert body.splitlines()[1] == b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    assert [url.loc for url in parse_extended_urlset(body)] == [
+        f"{BLOG}/",
+        f"{BLOG}/post-0/",
+        f"{BLOG}/post-1/",
+    ]
