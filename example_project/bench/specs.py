@@ -248,3 +248,10 @@ def thirdparty(name: str, what: str, make: str, package: str, settings: str) -> 
         package=package,
         settings=settings,
     )
+
+
+def wagtail(name: str, what: str, maker: str) -> CaseSpec:
+    """A Wagtail case: its maker in bench/wagtail_cases.py, its child on Wagtail's settings."""
+    return thirdparty(
+        name, what, f"bench.wagtail_cases:{maker}", "wagtail", "bench.wagtail_settings"
+    )

@@ -47,8 +47,8 @@ from bench.specs import (
     no_body,
     serving,
     sites,
-    thirdparty,
     verify,
+    wagtail,
 )
 
 SERVING = "bench.serving_cases"
@@ -207,20 +207,8 @@ CASES: tuple[CaseSpec, ...] = (
     ),
     # Third-party packages: each package's cases share the start of their names, and
     # run in turns (another of Wagtail's, or django CMS's, goes beside these).
-    thirdparty(
-        "wagtail-contrib",
-        "wagtail.contrib.sitemaps' view of a 10,000-page Wagtail site",
-        "bench.wagtail_cases:contrib_case",
-        "wagtail",
-        "bench.wagtail_settings",
-    ),
-    thirdparty(
-        "wagtail-native",
-        "the same pages from this package's WagtailSource",
-        "bench.wagtail_cases:native_case",
-        "wagtail",
-        "bench.wagtail_settings",
-    ),
+    wagtail("wagtail-contrib", "wagtail.contrib.sitemaps' view of 10,000 pages", "contrib_case"),
+    wagtail("wagtail-native", "the same pages from this package's WagtailSource", "native_case"),
 )
 
 BY_NAME = {case.name: case for case in CASES}
