@@ -37,6 +37,7 @@ def locations(host: str) -> set[str]:
     return {url.loc for url in listed(host)}
 
 
+@pytest.mark.slow
 def test_the_pages_wagtail_lists_less_aliases_and_pages_past_their_expiry() -> None:
     project = wagtail_tree.project()
     sections = project.sections
