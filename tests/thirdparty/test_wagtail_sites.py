@@ -4,9 +4,12 @@ and the Wagtail Site whose pages a WagtailSource lists on any site."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
+from commands import outcome
 from django.test import override_settings
+from sitemap_xml import parse_extended_urlset
 from wagtail.models import Site
 
 from django_sitemapkit.sites.base_urls import Origin
@@ -18,6 +21,9 @@ from thirdparty import wagtail_tree
 from thirdparty.wagtail_reading import get, listed, serving
 
 pytestmark = pytest.mark.django_db
+
+
+HOSTS = ("www.example.com", "blog.example.com")
 
 
 class Pages(WagtailSource):
@@ -87,3 +93,16 @@ def test_a_site_without_a_wagtail_site_lists_no_page() -> None:
     ):
         response = get("other.example.com", "/sitemap-pages-1.xml")
     assert response.status_code == 404
+
+
+def test_build_sitemaps_writes_each_wagtail_sites_own_pages(tmp_path: Path) -> None:
+    wagtail_tree.project(sections=2, per_section=300, translated=1, blog_pages=3)
+    with serving(Pages, SITEMAPKIT_OUTPUT_DIR=tmp_path):
+        served = {host: [url.loc for url in listed(host)] for host in HOSTS}
+        _, errors, status = outcome("build_sitemaps")
+    assert (errors, status) == ("", 0)
+    for host in HOSTS:
+        built = sorted((tmp_path / host).glob("sitemap-pages-*.xml"))
+        urls = [url.loc for path in built for url in parse_extended_urlset(path.read_bytes())]
+        assert urls == served[host]
+    assert len(served["www.example.com"]) == 1 + 2 + 600 + 1 + 1 + 300
