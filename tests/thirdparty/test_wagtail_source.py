@@ -14,7 +14,7 @@ from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.wagtail import WagtailSource
 from thirdparty import wagtail_tree
-from thirdparty.pages.models import EventPage
+from thirdparty.pages.models import ArticlePage, EventPage
 from thirdparty.wagtail_reading import get, listed, serving, wagtail_listed
 
 pytestmark = pytest.mark.django_db
@@ -220,3 +220,18 @@ def test_a_site_in_one_locale_is_written_without_alternates() -> None:
         f"{BLOG}/post-0/",
         f"{BLOG}/post-1/",
     ]
+
+
+def test_a_section_of_one_page_type() -> None:
+    project = wagtail_tree.project(sections=2, per_section=2, translated=0, blog_pages=1)
+    Page.objects.get(pk=project.sections[1].pk).add_child(
+        instance=ArticlePage(title="news", slug="news")
+    )
+
+    class Articles(WagtailSource):
+        name = "articles"
+        queryset = ArticlePage.objects.all()
+
+    with serving(Articles):
+        urls = locations("www.example.com")
+    assert urls == {f"{WWW}/s1/news/"}
