@@ -92,3 +92,15 @@ def test_w053_a_site_no_wagtail_site_serves() -> None:
         ]
     finally:
         registry.unregister(Pages)
+
+
+@WAGTAIL_SITES
+def test_a_wagtail_source_passes_every_check_of_a_source() -> None:
+    wagtail_tree.project(sections=1, per_section=1, translated=0, blog_pages=1)
+    register(Pages)
+    try:
+        out = StringIO()
+        call_command("check", "--database", "default", stdout=out, stderr=out)
+    finally:
+        registry.unregister(Pages)
+    assert "sitemapkit" not in out.getvalue()
