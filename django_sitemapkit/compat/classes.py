@@ -18,8 +18,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.sitemaps import GenericSitemap, Sitemap
 from django.core.paginator import EmptyPage, PageNotAnInteger
-from django.http import Http404
+from django.http import Http404, HttpRequest
 
+from django_sitemapkit.compat.served import given_site, instance
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sources.pages import LastmodValue
 
@@ -43,13 +44,6 @@ class Lastmods(enum.Enum):
 NOT_DECLARED: Any = object()
 
 
-class OriginSite:
-    """What ``get_urls()`` is given as its ``site``: the base URL's host, never the request's."""
-
-    def __init__(self, origin: Origin) -> None:
-        self.domain = self.name = origin.url.partition("://")[2]
-
-
 def overridden(site: Any, name: str, *bases: type) -> bool:
     """Whether ``site``'s class defines ``name`` itself rather than inheriting it from ``bases``."""
     found = getattr(type(site), name, None)
@@ -57,9 +51,11 @@ def overridden(site: Any, name: str, *bases: type) -> bool:
 
 
 class ContribClass:
-    def __init__(self, section: str, declared: Any, origin: Origin) -> None:
+    def __init__(
+        self, section: str, declared: Any, origin: Origin, request: HttpRequest | None = None
+    ) -> None:
         self.section = section
-        self.site = declared() if callable(declared) else declared
+        self.site = instance(declared, origin, request)
         self.origin = origin
         protocol = getattr(self.site, "protocol", None)
         if protocol is not None and protocol != origin.scheme:
@@ -139,11 +135,16 @@ class ContribClass:
             return self.site.get_latest_lastmod()
         return NOT_DECLARED
 
+    @cached_property
+    def given_site(self) -> Any:
+        """The ``site`` ``get_urls()`` is given: the served site's row (``served.py``)."""
+        return given_site(self.origin)
+
     def page_urls(self, page: int) -> list[Any]:
-        """What ``get_urls()`` returns for ``page``, given the base URL's host."""
+        """What ``get_urls()`` returns for ``page``, given the served site."""
         try:
             urls: list[Any] = self.site.get_urls(
-                page=page, site=OriginSite(self.origin), protocol=self.origin.scheme
+                page=page, site=self.given_site, protocol=self.origin.scheme
             )
         except PageNotAnInteger as exc:
             raise Http404(f"No page '{page}'") from exc
@@ -157,7 +158,7 @@ class ContribClass:
         URL included (kept as it was), and uses the class's ``protocol`` (replaced
         by the base URL's scheme)."""
         protocol = getattr(self.site, "protocol", None) or self.origin.scheme
-        prefix = f"{protocol}://{OriginSite(self.origin).domain}".lower()
+        prefix = f"{protocol}://{self.given_site.domain}".lower()
         origin_url = self.origin.url
 
         def relocate(location: str) -> str:
