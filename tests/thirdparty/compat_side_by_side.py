@@ -14,7 +14,9 @@ from urllib.parse import urlsplit
 
 from django.contrib.sites.models import Site as DjangoSite
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from lxml import etree
 from sitemap_xml import NS, parse_index, parse_urlset, streamed
 
@@ -87,11 +89,23 @@ def same_instant(own: str | None, ours: str | None) -> bool:
     return seen == dt.datetime.fromisoformat(ours)
 
 
-def compared(client: Client, package: str, base_url: str = WWW) -> tuple[Urls, Urls]:
+def compared(
+    client: Client, package: str, base_url: str = WWW, query: str = ""
+) -> tuple[Urls, Urls]:
     """The URLs of the package's own view and of the drop-in, on ``base_url``'s host."""
-    own = own_urls(get(client, f"/own/{package}.xml", base_url))
-    ours = dropin_urls(get(client, f"/dropin/{package}.xml", base_url))
+    own = own_urls(get(client, f"/own/{package}.xml{query}", base_url))
+    ours = dropin_urls(get(client, f"/dropin/{package}.xml{query}", base_url))
     return own, ours
+
+
+def queries(client: Client, url: str, base_url: str = WWW) -> int:
+    """How many queries answering ``url`` runs, its body read whole, once a first
+    request has filled the caches every view shares (content types, Wagtail's
+    site root paths, contrib's current Site)."""
+    get(client, url, base_url)
+    with CaptureQueriesContext(connection) as captured:
+        get(client, url, base_url)
+    return len(captured.captured_queries)
 
 
 def compared_index(client: Client, package: str, base_url: str = WWW) -> None:

@@ -20,7 +20,10 @@ from thirdparty.compat_side_by_side import (
     built_urls,
     compared,
     compared_index,
+    get,
     on_www,
+    own_urls,
+    queries,
     registered,
 )
 from thirdparty.urls import COMPAT_SITEMAPS
@@ -39,7 +42,7 @@ def own(client: Client) -> Urls:
         create_page(f"Page {number}", "page.html", "en", parent=home)
     for day, content in enumerate(PageContent.objects.order_by("pk")):
         PageContent.objects.filter(pk=content.pk).update(changed_date=at(day))
-    urls, _ = compared(client, "cms")
+    urls = own_urls(get(client, "/own/cms.xml"))
     assert urls == {
         f"{WWW}/cms/home/": "2024-03-01",
         **{f"{WWW}/cms/home/page-{n}/": at(n).date().isoformat() for n in range(1, PAGES)},
@@ -53,6 +56,29 @@ def test_the_drop_in_lists_what_contribs_view_lists(client: Client, own: Urls) -
 
 def test_the_drop_in_index_lists_contribs_pages_and_lastmods(client: Client, own: Urls) -> None:
     compared_index(client, "cms")
+
+
+def test_each_page_of_ten_holds_contribs_page(client: Client, own: Urls) -> None:
+    pages = [compared(client, "pagedcms", query=f"?p={n}") for n in (1, 2, 3)]
+    assert [len(ours) for _, ours in pages] == [10, 10, 4]
+    assert all(ours == theirs for theirs, ours in pages)
+    assert client.get("/dropin/pagedcms.xml?p=4", secure=True).status_code == 404
+    # contrib's index gives every page the section's newest lastmod; so does the drop-in.
+    compared_index(client, "pagedcms")
+
+
+def test_the_drop_in_runs_no_more_queries_than_contribs_view(client: Client, own: Urls) -> None:
+    """The index counts the items in the pass that reads their lastmods; a page reads
+    the Site row contrib keeps for the process's life (sites/framework.py says why
+    the app never does) and nothing else more."""
+    assert (
+        queries(client, "/dropin/pagedcms-index.xml"),
+        queries(client, "/own/pagedcms-index.xml"),
+    ) == (1, 2)
+    assert (
+        queries(client, "/dropin/pagedcms.xml?p=2"),
+        queries(client, "/own/pagedcms.xml?p=2"),
+    ) == (3, 2)
 
 
 def test_a_registered_section_lists_them(client: Client, own: Urls) -> None:

@@ -28,12 +28,33 @@ from wagtail.contrib.sitemaps import views as wagtail_views  # noqa: E402
 
 from django_sitemapkit import compat  # noqa: E402
 
+
+class PagedCMSSitemap(CMSSitemap):
+    """django CMS's class in pages of ten, as a project sets ``limit``."""
+
+    limit = 10
+
+
+class PagedWagtailSitemap(WagtailSitemap):
+    """Wagtail's class in pages of ten."""
+
+    limit = 10
+
+
 COMPAT_SITEMAPS = {
     "cms": {"pages": CMSSitemap},
+    "pagedcms": {"pages": PagedCMSSitemap},
     "wagtail": {"pages": WagtailSitemap},
+    "pagedwagtail": {"pages": PagedWagtailSitemap},
     "feincms": {"pages": PageSitemap},
 }
-OWN_VIEWS = {"cms": contrib_views, "wagtail": wagtail_views, "feincms": contrib_views}
+OWN_VIEWS = {
+    "cms": contrib_views,
+    "pagedcms": contrib_views,
+    "wagtail": wagtail_views,
+    "pagedwagtail": wagtail_views,
+    "feincms": contrib_views,
+}
 
 
 def compat_patterns() -> list[URLPattern | URLResolver]:
