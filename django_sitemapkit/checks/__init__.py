@@ -36,6 +36,8 @@ points below. Ids are never reused; docs/checks.md lists every one.
   patterns of its URLconfs, not registered);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``compat``: the drop-in views' URL patterns (W011);
+- ``compat_classes``: the third-party classes the drop-in serves: django CMS's
+  without ``SITE_ID`` (E100), a Wagtail ``Site`` off its site's base URL (W046);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
   route of the key file (W022, W023);
 - ``distributed``: the settings of distributed builds and of the database the rows
@@ -47,6 +49,7 @@ points below. Ids are never reused; docs/checks.md lists every one.
 from __future__ import annotations
 
 from django_sitemapkit.checks.compat import check_compat_templates
+from django_sitemapkit.checks.compat_classes import check_cms_site_id, check_wagtail_sites
 from django_sitemapkit.checks.distributed import check_distributed
 from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
 from django_sitemapkit.checks.robots import check_robots, check_robots_txt
@@ -59,6 +62,7 @@ from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
 __all__ = [
+    "check_cms_site_id",
     "check_compat_templates",
     "check_discovery",
     "check_distributed",
@@ -73,4 +77,5 @@ __all__ = [
     "check_sites_framework",
     "check_sources",
     "check_urls",
+    "check_wagtail_sites",
 ]
