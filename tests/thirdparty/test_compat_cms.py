@@ -5,13 +5,17 @@ as django CMS documents it (thirdparty/urls.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cms.api import create_page
 from cms.models import PageContent
+from django.contrib.sites.models import Site
 from django.test import Client
 
 from thirdparty.compat_side_by_side import (
+    BLOG,
+    TWO_SITES,
     WWW,
     Urls,
     app_urls,
@@ -20,6 +24,7 @@ from thirdparty.compat_side_by_side import (
     built_urls,
     compared,
     compared_index,
+    dropin_urls,
     get,
     on_www,
     own_urls,
@@ -90,3 +95,16 @@ def test_the_build_writes_them(own: Urls, tmp_path: Path) -> None:
     with registered(COMPAT_SITEMAPS["cms"]):
         build(tmp_path)
     assert built_urls(tmp_path) == own
+
+
+def test_each_host_lists_the_pages_of_its_own_site_row(client: Client, settings: Any) -> None:
+    """With two sites, the drop-in gives CMSSitemap the Site row of the host it serves;
+    contrib gives SITE_ID's whatever the host (compat/served.py)."""
+    on_www()
+    blog = Site.objects.create(domain="blog.example.com", name="blog")
+    create_page("Home", "page.html", "en")
+    create_page("Blog", "page.html", "en", site=blog)
+    settings.SITEMAPKIT_SITES = TWO_SITES
+    assert list(dropin_urls(get(client, "/dropin/cms.xml", BLOG))) == [f"{BLOG}/cms/blog/"]
+    assert list(dropin_urls(get(client, "/dropin/cms.xml", WWW))) == [f"{WWW}/cms/home/"]
+    assert list(own_urls(get(client, "/own/cms.xml", BLOG))) == [f"{WWW}/cms/home/"]
