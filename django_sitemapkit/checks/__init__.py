@@ -49,7 +49,10 @@ points below. Ids are never reused; docs/checks.md lists every one.
 from __future__ import annotations
 
 from django_sitemapkit.checks.compat import check_compat_templates
-from django_sitemapkit.checks.compat_classes import check_cms_site_id, check_wagtail_sites
+from django_sitemapkit.checks.compat_classes import (
+    check_dropin_cms_site_id,
+    check_dropin_wagtail_sites,
+)
 from django_sitemapkit.checks.distributed import check_distributed
 from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
 from django_sitemapkit.checks.robots import check_robots, check_robots_txt
@@ -62,10 +65,11 @@ from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
 __all__ = [
-    "check_cms_site_id",
     "check_compat_templates",
     "check_discovery",
     "check_distributed",
+    "check_dropin_cms_site_id",
+    "check_dropin_wagtail_sites",
     "check_indexnow",
     "check_indexnow_route",
     "check_middleware",
@@ -77,5 +81,4 @@ __all__ = [
     "check_sites_framework",
     "check_sources",
     "check_urls",
-    "check_wagtail_sites",
 ]

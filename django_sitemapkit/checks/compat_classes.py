@@ -53,7 +53,7 @@ def of_class(value: Any, base: type) -> bool:
     return issubclass(value if isinstance(value, type) else type(value), base)
 
 
-def check_cms_site_id(**kwargs: Any) -> list[CheckMessage]:
+def check_dropin_cms_site_id(**kwargs: Any) -> list[CheckMessage]:
     if not apps.is_installed("cms") or getattr(settings, "SITE_ID", None):
         return []
     from cms.sitemaps import CMSSitemap
@@ -72,7 +72,7 @@ def check_cms_site_id(**kwargs: Any) -> list[CheckMessage]:
     ]
 
 
-def check_wagtail_sites(
+def check_dropin_wagtail_sites(
     databases: Iterable[str] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     if not databases or not apps.is_installed("wagtail"):

@@ -15,7 +15,10 @@ from django.core.management.base import SystemCheckError
 from django.test import Client
 from wagtail.models import Page, Site
 
-from django_sitemapkit.checks.compat_classes import check_cms_site_id, check_wagtail_sites
+from django_sitemapkit.checks.compat_classes import (
+    check_dropin_cms_site_id,
+    check_dropin_wagtail_sites,
+)
 from thirdparty.compat_side_by_side import on_www, registered
 from thirdparty.pages.models import ArticlePage
 from thirdparty.urls import COMPAT_SITEMAPS
@@ -37,7 +40,7 @@ def cms_error(where: str) -> Error:
 
 def test_cms_sitemap_without_site_id_is_an_error(settings: Any) -> None:
     settings.SITE_ID = None
-    found = check_cms_site_id()
+    found = check_dropin_cms_site_id()
     # Three URL patterns of each of the two dicts holding CMSSitemap (thirdparty/urls.py).
     assert len(found) == 6
     assert found[0] == cms_error("sitemaps['pages'] of the URL pattern 'dropin/cms.xml'")
@@ -48,12 +51,12 @@ def test_cms_sitemap_without_site_id_is_an_error(settings: Any) -> None:
 def test_a_registered_cms_section_without_site_id_is_named(settings: Any) -> None:
     settings.SITE_ID = None
     with registered(COMPAT_SITEMAPS["cms"]):
-        found = check_cms_site_id()
+        found = check_dropin_cms_site_id()
     assert found[-1] == cms_error("the section 'pages' of compat.register()")
 
 
 def test_cms_sitemap_with_site_id_is_fine() -> None:
-    assert check_cms_site_id() == []
+    assert check_dropin_cms_site_id() == []
 
 
 def wagtail_root(hostname: str, port: int) -> None:
@@ -82,7 +85,7 @@ def test_a_wagtail_site_on_another_port_is_a_warning(client: Client) -> None:
     # What the check foretells: the index lists a page that is a 404.
     assert client.get("/dropin/wagtail-index.xml", secure=True).status_code == 200
     assert client.get("/dropin/wagtail.xml", secure=True).status_code == 404
-    assert check_wagtail_sites(databases=["default"]) == [
+    assert check_dropin_wagtail_sites(databases=["default"]) == [
         wagtail_warning(
             "http://www.example.com:8000",
             "Set the hostname of the Wagtail Site {pk!r} to 'www.example.com' and its port "
@@ -100,7 +103,7 @@ def test_wagtails_default_localhost_site_is_a_warning() -> None:
     """A new Wagtail project's only Site is localhost:80, the default one every
     request falls back to."""
     wagtail_root("localhost", 80)
-    assert check_wagtail_sites(databases=["default"]) == [
+    assert check_dropin_wagtail_sites(databases=["default"]) == [
         wagtail_warning(
             "http://localhost",
             "Set the hostname of the Wagtail Site {pk!r} to 'www.example.com' and its port "
@@ -113,5 +116,5 @@ def test_wagtails_default_localhost_site_is_a_warning() -> None:
 @pytest.mark.django_db
 def test_a_wagtail_site_on_the_base_url_is_fine(client: Client) -> None:
     wagtail_root("www.example.com", 443)
-    assert check_wagtail_sites(databases=["default"]) == []
-    assert check_wagtail_sites(databases=None) == []
+    assert check_dropin_wagtail_sites(databases=["default"]) == []
+    assert check_dropin_wagtail_sites(databases=None) == []
