@@ -76,8 +76,18 @@ def compat_patterns() -> list[URLPattern | URLResolver]:
         *patterns,
         path("cms/", include("cms.urls")),
         path("fein/", include("feincms.urls")),
-        path("", include("django_sitemapkit.urls")),
+        *app_urls(),
     ]
+
+
+def app_urls() -> list[URLPattern | URLResolver]:
+    """This app's own URLs, unless the list above already includes them (twice, their
+    namespace would not be unique: Django's check urls.W005)."""
+    included = any(
+        getattr(pattern, "urlconf_name", None) == "django_sitemapkit.urls"
+        for pattern in urlpatterns
+    )
+    return [] if included else [path("", include("django_sitemapkit.urls"))]
 
 
 urlpatterns[:0] = compat_patterns()
