@@ -84,7 +84,8 @@ def app_urls() -> list[URLPattern | URLResolver]:
     """This app's own URLs, unless the list above already includes them (twice, their
     namespace would not be unique: Django's check urls.W005)."""
     included = any(
-        getattr(pattern, "urlconf_name", None) == "django_sitemapkit.urls"
+        getattr(getattr(pattern, "urlconf_name", None), "__name__", None)
+        == "django_sitemapkit.urls"
         for pattern in urlpatterns
     )
     return [] if included else [path("", include("django_sitemapkit.urls"))]
