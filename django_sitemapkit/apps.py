@@ -32,6 +32,10 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)
         checks.register(sitemap_checks.check_site_rows, checks.Tags.database)
         checks.register(sitemap_checks.check_wagtail_sites, checks.Tags.database)
+        # The third-party classes the drop-in serves: their URL patterns, and the
+        # Wagtail Site rows those classes read.
+        checks.register(sitemap_checks.check_dropin_cms_site_id, checks.Tags.urls)
+        checks.register(sitemap_checks.check_dropin_wagtail_sites, checks.Tags.database)
         if find_spec("celery") is not None:
             # The shard task of distributed builds, registered with the project's
             # Celery app(s) so its workers run it (docs/distributed.md); Celery

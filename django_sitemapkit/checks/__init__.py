@@ -39,6 +39,8 @@ points below. Ids are never reused; docs/checks.md lists every one.
   patterns of its URLconfs, not registered);
 - ``files``: the settings of pre-rendered files (E018-E025);
 - ``compat``: the drop-in views' URL patterns (W011);
+- ``compat_classes``: the third-party classes the drop-in serves: django CMS's
+  without ``SITE_ID`` (E100), a Wagtail ``Site`` off its site's base URL (W046);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
   route of the key file (W022, W023);
 - ``distributed``: the settings of distributed builds and of the database the rows
@@ -50,6 +52,10 @@ points below. Ids are never reused; docs/checks.md lists every one.
 from __future__ import annotations
 
 from django_sitemapkit.checks.compat import check_compat_templates
+from django_sitemapkit.checks.compat_classes import (
+    check_dropin_cms_site_id,
+    check_dropin_wagtail_sites,
+)
 from django_sitemapkit.checks.distributed import check_distributed
 from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
 from django_sitemapkit.checks.robots import check_robots, check_robots_txt
@@ -66,6 +72,8 @@ __all__ = [
     "check_compat_templates",
     "check_discovery",
     "check_distributed",
+    "check_dropin_cms_site_id",
+    "check_dropin_wagtail_sites",
     "check_indexnow",
     "check_indexnow_route",
     "check_middleware",

@@ -30,6 +30,10 @@ from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
 
+#: The page count ``?p=`` is read against where the class's own ``get_urls()`` finds
+#: the last page: as many as a nine-digit page number (``urls.py``) can name.
+UNCOUNTED = 10**9 * 50_000
+
 
 def every_lastmod(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
     """The newest of ``values`` if none is missing: contrib sends ``Last-Modified``
@@ -79,12 +83,15 @@ class ContribPager:
     _urls: dict[int, list[Any]] = field(default_factory=dict)
     _count: int | None = None
     _pairs: list[Any] | None = None
+    _newest_item: LastmodValue | None = None
 
     def count(self) -> int:
         """Units in the section: what contrib's ``Paginator`` counts."""
         if self._count is None:
             contrib = self.contrib
-            if contrib.own_urls or not contrib.i18n:
+            if contrib.counted_with_lastmods:
+                self._count, self._newest_item = contrib.item_pass(self.chunk_size)
+            elif contrib.own_urls or not contrib.i18n:
                 self._count = (
                     contrib.site.paginator.count if contrib.own_urls else count_of(contrib.items)
                 )
@@ -99,6 +106,13 @@ class ContribPager:
         return Paginator(range(self.count()), self.page_size)
 
     def number(self, value: object) -> int:
+        if self.contrib.own_urls:
+            # contrib's sitemap view counts nothing itself: get_urls() pages the items
+            # and raises its paginator's EmptyPage past the last page (a 404 here too,
+            # ContribClass.page_urls()). Counting first would cost a second COUNT.
+            number = page_number(Paginator(range(UNCOUNTED), self.page_size), value)
+            self.page_urls(number)
+            return number
         return page_number(self.paginator(), value)
 
     def pairs(self) -> list[Any]:
@@ -156,8 +170,13 @@ class ContribPager:
     def page_stats(self, page: int) -> PageStats:
         """The units on ``page`` and, when every one has a lastmod, the newest."""
         if page not in self._stats:
-            first, stop = self.bounds(page)
-            rows = len(self.page_urls(page)) if self.contrib.own_urls else max(stop - first, 0)
+            if self.contrib.own_urls:
+                # The page's URL dicts say what it holds; no count of the section.
+                rows = len(self.page_urls(page))
+                first, stop = (page - 1) * self.page_size, 0
+            else:
+                first, stop = self.bounds(page)
+                rows = max(stop - first, 0)
             every, newest = self.page_lastmod(page, first, stop) if rows else (None, None)
             self._stats[page] = PageStats(rows, every, (rows, first, newest))
             self._newest[page] = newest
@@ -217,6 +236,11 @@ class ContribPager:
             return (self.contrib.site.lastmod,) * pages
         if kind is Lastmods.NONE:
             return (None,) * pages
+        if self.contrib.counted_with_lastmods:
+            # contrib's index lists every page with get_latest_lastmod(), the newest
+            # lastmod(item): read with the count, not from every page's URL dicts.
+            self.count()
+            return (self._newest_item,) * pages
         return tuple(self.newest_on_page(page) for page in range(1, pages + 1))
 
     def newest_on_page(self, page: int) -> LastmodValue | None:

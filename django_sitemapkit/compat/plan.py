@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from django_sitemapkit.compat.classes import ContribClass
 from django_sitemapkit.compat.entries import ContribWriter
@@ -24,6 +25,11 @@ class ContribSource(AdaptedSource):
     instance), under its key. Made by ``register()`` and by the drop-in views."""
 
     contrib: ClassVar[Any] = None
+
+    def __init__(self, request: HttpRequest | None = None) -> None:
+        #: The request the drop-in views answer, given to a class that takes one
+        #: (``served.py``); ``None`` for a section of ``register()``.
+        self.request = request
 
     def compiled(self, policy: LocationPolicy) -> Plan:
         return contrib_plan(self, policy)
@@ -49,13 +55,13 @@ def section_class(
     )
 
 
-def contrib_source(name: str, declared: Any) -> ContribSource:
-    return section_class(name, declared)()
+def contrib_source(name: str, declared: Any, request: HttpRequest | None = None) -> ContribSource:
+    return section_class(name, declared)(request)
 
 
 def contrib_plan(source: ContribSource, policy: LocationPolicy) -> Plan:
     name = type(source).name
-    contrib = ContribClass(name, type(source).contrib, policy.origin)
+    contrib = ContribClass(name, type(source).contrib, policy.origin, source.request)
     # Pages as contrib's: ``limit`` units each (capped by the protocol's 50,000),
     # so page N holds the same URLs under contrib's URLs and this app's.
     page_size = max(1, min(int(contrib.site.limit), MAX_URLS))

@@ -67,13 +67,16 @@ def contrib_pager(plan: Plan) -> ContribPager:
     return pager
 
 
-def plans(sitemaps: Sitemaps, names: list[str], site: SitemapSite) -> list[Plan]:
-    """The plans of the sections ``names`` on ``site``: contrib lists any path of the
-    host, so the location rule is checked from the root, not from the sitemap's
-    directory."""
+def plans(
+    sitemaps: Sitemaps, names: list[str], site: SitemapSite, request: HttpRequest
+) -> list[Plan]:
+    """The plans of the sections ``names`` on ``site``, for ``request`` (given to a class
+    that takes it): contrib lists any path of the host, so the location rule is
+    checked from the root, not from the sitemap's directory."""
     policy = LocationPolicy(site.origin, fixed_script_prefix())
     return [
-        compile_plan(contrib_source(name, sitemaps[name]), site, policy=policy) for name in names
+        compile_plan(contrib_source(name, sitemaps[name], request), site, policy=policy)
+        for name in names
     ]
 
 
@@ -91,7 +94,7 @@ def index(
         origin = site.origin
         listed: list[tuple[str, LastmodValue | None]] = []
         with entry_context():
-            for plan in plans(sitemaps, list(sitemaps), site):
+            for plan in plans(sitemaps, list(sitemaps), site, request):
                 pager = contrib_pager(plan)
                 count = pager.count()
                 if count == 0:
@@ -145,7 +148,7 @@ def sitemap(
 
     def respond() -> HttpResponseBase:
         site = site_for_request(request)
-        found = plans(sitemaps, names, site)
+        found = plans(sitemaps, names, site, request)
         number = 1
         for plan in found:
             number = contrib_pager(plan).number(value)

@@ -29,3 +29,8 @@ class EventPage(Page):
 FeinPage.register_templates(
     {"title": "Page", "path": "page.html", "regions": (("main", "Main content area"),)}
 )
+
+# FeinCMS's dates, so its PageSitemap has a lastmod to compare (test_compat_*.py):
+# FeinCMS's page has no migrations, so the test database's tables come from the
+# model as it is registered here.
+FeinPage.register_extensions("feincms.extensions.changedate")

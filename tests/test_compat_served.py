@@ -1,0 +1,147 @@
+"""What the drop-in gives a contrib class (``compat/served.py``): the ``site`` of
+``get_urls()``, a ``Site`` row of the site served (the row of its host, else
+``SITE_ID``'s) or an object like ``RequestSite`` with ``pk``, ``domain`` and
+``name``; and, to a class whose ``__init__`` takes it, the request: the one
+answered, or one built on the site's base URL for ``register()`` and the build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.sitemaps import Sitemap
+from django.contrib.sites.models import Site
+from django.core.management import call_command
+from django.http import HttpRequest
+from django.test import Client, override_settings
+from django.urls import include, path
+from sitemap_xml import fetch, parse_urlset
+
+from django_sitemapkit import compat
+from django_sitemapkit.compat.served import OriginSite, given_site, takes_request
+from django_sitemapkit.registry import registry
+from django_sitemapkit.sites.base_urls import Origin
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+WWW = "https://www.example.com"
+
+
+class SiteSitemap(Sitemap):  # type: ignore[type-arg]
+    """Writes its own URL dicts, as django CMS's does, from the site it is given."""
+
+    given: ClassVar[list[Any]] = []
+
+    def items(self) -> list[str]:
+        return ["/page/"]
+
+    def location(self, item: str) -> str:
+        return item
+
+    def get_urls(self, page: Any = 1, site: Any = None, protocol: Any = None) -> list[Any]:
+        SiteSitemap.given.append(site)
+        return super().get_urls(page, site, protocol)
+
+
+class RequestSitemap(Sitemap):  # type: ignore[type-arg]
+    """Takes the request, as Wagtail's does, and lists the path it asked for."""
+
+    seen: ClassVar[list[HttpRequest]] = []
+
+    def __init__(self, request: HttpRequest | None = None) -> None:
+        assert request is not None
+        RequestSitemap.seen.append(request)
+        self.request = request
+
+    def items(self) -> list[str]:
+        return [f"/seen{self.request.path}"]
+
+    def location(self, item: str) -> str:
+        return item
+
+
+SITEMAPS = {"site": SiteSitemap, "request": RequestSitemap}
+urlpatterns = [
+    path("served.xml", compat.sitemap, {"sitemaps": SITEMAPS}),
+    path("", include("django_sitemapkit.urls")),
+]
+
+
+@pytest.fixture(autouse=True)
+def recorded() -> None:
+    SiteSitemap.given.clear()
+    RequestSitemap.seen.clear()
+
+
+def served(client: Client, url: str = "/served.xml") -> list[str]:
+    status, body, _ = fetch(client, url)
+    assert status == 200
+    return [url.loc for url in parse_urlset(body)]
+
+
+def test_the_site_is_the_row_of_the_served_host() -> None:
+    row = Site.objects.create(domain="WWW.example.com.", name="www")
+    assert given_site(Origin.from_url(WWW)) == row
+
+
+def test_else_the_row_site_id_names(client: Client) -> None:
+    assert Site.objects.get(pk=1).domain == "example.com"
+    assert served(client)[0] == f"{WWW}/page/"
+    assert SiteSitemap.given == [Site.objects.get(pk=1)]
+
+
+@override_settings(SITE_ID=None)
+def test_without_a_row_an_object_like_request_site() -> None:
+    found = given_site(Origin.from_url("https://www.example.com:8443"))
+    assert isinstance(found, OriginSite)
+    assert (found.pk, found.domain, found.name, str(found)) == (
+        None,
+        "www.example.com:8443",
+        "www.example.com:8443",
+        "www.example.com:8443",
+    )
+
+
+def test_without_the_sites_framework_too() -> None:
+    apps = [app for app in django_settings.INSTALLED_APPS if app != "django.contrib.sites"]
+    with override_settings(INSTALLED_APPS=apps):
+        found = given_site(Origin.from_url(WWW))
+    assert (type(found), found.pk, found.domain) == (OriginSite, None, "www.example.com")
+
+
+def test_the_views_give_the_request_they_answer(client: Client) -> None:
+    assert served(client) == [f"{WWW}/page/", f"{WWW}/seen/served.xml"]
+    assert [request.path for request in RequestSitemap.seen] == ["/served.xml"]
+
+
+def test_a_registered_section_and_the_build_give_a_request_on_the_base_url(
+    client: Client, tmp_path: Path
+) -> None:
+    saved = registry.all()
+    registry._sources = []
+    compat.register({"request": RequestSitemap})
+    try:
+        assert served(client, "/sitemap-request-1.xml") == [f"{WWW}/seen/"]
+        call_command("build_sitemaps", output=str(tmp_path), verbosity=0)
+    finally:
+        registry._sources = saved
+    built = parse_urlset((tmp_path / "sitemap-request-1.xml").read_bytes())
+    assert [url.loc for url in built] == [f"{WWW}/seen/"]
+    assert {
+        (request.scheme, request.get_host(), request.get_port(), request.path)
+        for request in RequestSitemap.seen
+    } == {("https", "www.example.com", "443", "/")}
+
+
+def test_only_a_parameter_named_request_is_given_it() -> None:
+    class Keyword(Sitemap):  # type: ignore[type-arg]
+        def __init__(self, *, request: Any = None) -> None: ...
+
+    class Other(Sitemap):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    found = [takes_request(value) for value in (Keyword, RequestSitemap, Other, Sitemap)]
+    assert found == [True, True, False, False]
+    # An instance is used as it is.
+    assert not takes_request(RequestSitemap(HttpRequest()))
