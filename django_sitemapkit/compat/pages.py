@@ -11,12 +11,17 @@ contrib does, since no page's bounds are known otherwise.
 
 A class that overrides ``get_urls()`` (Wagtail's, djangoproject.com's) writes
 a page's URL dicts itself: those dicts are the page's units.
+
+A page's lastmods are read as contrib reads them (``lastmods.py``); a pager
+that ``records`` reads them from the units it hands out, so a page written
+whole needs no first pass for its ``Last-Modified``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import islice
 from typing import Any
 
@@ -25,35 +30,11 @@ from django.db.models import Count, Max, QuerySet
 from django.http import Http404
 
 from django_sitemapkit.compat.classes import NOT_DECLARED, ContribClass, Lastmods
+from django_sitemapkit.compat.lastmods import contrib_lastmod, every_lastmod, newest_of
 from django_sitemapkit.sources.pages import LastmodValue, PageStats, SectionStats
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
-
-
-def every_lastmod(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
-    """The newest of ``values`` if none is missing: contrib sends ``Last-Modified``
-    only when every URL of the page has a lastmod."""
-    return newest_of(values)[0]
-
-
-def newest_of(
-    values: Iterable[LastmodValue | None],
-) -> tuple[LastmodValue | None, LastmodValue | None]:
-    """``every_lastmod(values)``, and the newest of the values that are not ``None``:
-    one pass, nothing kept but the two answers."""
-    missing = False
-
-    def seen() -> Iterator[LastmodValue]:
-        nonlocal missing
-        for value in values:
-            if value is None:
-                missing = True
-            else:
-                yield value
-
-    newest = newest_lastmod(seen())
-    return (None if missing else newest), newest
 
 
 def page_number(paginator: Paginator[Any], value: object) -> int:
@@ -75,10 +56,13 @@ class ContribPager:
     #: What the page lastmods and the URL dicts of pages already asked for were
     #: (a pager lives for one request, or one section of a build).
     _stats: dict[int, PageStats] = field(default_factory=dict)
-    _newest: dict[int, LastmodValue | None] = field(default_factory=dict)
     _urls: dict[int, list[Any]] = field(default_factory=dict)
     _count: int | None = None
     _pairs: list[Any] | None = None
+    _section_dates: tuple[LastmodValue | None, LastmodValue | None] | None = None
+    #: Whether ``chunks()`` keeps the lastmods of a page it hands out whole as its
+    #: ``page_stats()``: the drop-in's page written whole, before its headers.
+    records: bool = False
 
     def count(self) -> int:
         """Units in the section: what contrib's ``Paginator`` counts."""
@@ -138,11 +122,23 @@ class ContribPager:
         self, page: int, start: tuple[Any, ...] | None = None, tally: Tally | None = None
     ) -> Iterator[Chunk]:
         units = self.units(page)
+        reader = self.unit_lastmod() if self.records and page not in self._stats else None
+        newest: list[LastmodValue] = []
+        missing = False
         try:
             while chunk := list(islice(units, self.chunk_size)):
                 if tally is not None:
                     tally.rows += len(chunk)
+                if reader is not None:
+                    every, latest = newest_of(map(reader, chunk))
+                    missing = missing or every is None
+                    if latest is not None:
+                        newest.append(latest)
                 yield chunk
+            if reader is not None:
+                # Read to its end: what page_stats() would have read in a pass of its own.
+                latest = newest_lastmod(newest)
+                self.keep_stats(page, (None if missing else latest, latest))
         finally:
             # Closed now, not by the garbage collector in the middle of another
             # query: a QuerySet's iterator holds a server-side cursor on PostgreSQL.
@@ -153,15 +149,41 @@ class ContribPager:
             for chunk in self.chunks(page, None, tally):
                 yield page - 1, chunk
 
+    def page_rows(self, page: int) -> int:
+        """The units on ``page``."""
+        if self.contrib.own_urls:
+            return len(self.page_urls(page))
+        first, stop = self.bounds(page)
+        return max(stop - first, 0)
+
     def page_stats(self, page: int) -> PageStats:
         """The units on ``page`` and, when every one has a lastmod, the newest."""
         if page not in self._stats:
             first, stop = self.bounds(page)
-            rows = len(self.page_urls(page)) if self.contrib.own_urls else max(stop - first, 0)
-            every, newest = self.page_lastmod(page, first, stop) if rows else (None, None)
-            self._stats[page] = PageStats(rows, every, (rows, first, newest))
-            self._newest[page] = newest
+            rows = self.page_rows(page)
+            self.keep_stats(page, self.page_lastmod(page, first, stop) if rows else (None, None))
         return self._stats[page]
+
+    def keep_stats(
+        self, page: int, lastmods: tuple[LastmodValue | None, LastmodValue | None]
+    ) -> None:
+        """``page_stats(page)``, given ``page_lastmod()``'s answer."""
+        (every, newest), rows = lastmods, self.page_rows(page)
+        first = self.bounds(page)[0]
+        self._stats[page] = PageStats(rows, every, (rows, first, newest))
+
+    def unit_lastmod(self) -> Callable[[Any], LastmodValue | None]:
+        """A unit's lastmod, as ``page_lastmod()`` reads the units of a page."""
+        if self.contrib.own_urls:
+            return lambda url: contrib_lastmod(url.get("lastmod"))
+        kind = self.contrib.lastmods
+        if kind is Lastmods.NONE:
+            return lambda unit: None
+        if kind is Lastmods.CONSTANT:
+            constant = contrib_lastmod(self.contrib.site.lastmod)
+            return lambda unit: constant
+        lastmod_of = self.contrib.lastmod_of
+        return lambda unit: contrib_lastmod(lastmod_of(unit))
 
     def page_lastmod(
         self, page: int, first: int, stop: int
@@ -169,19 +191,31 @@ class ContribPager:
         """The newest lastmod of ``page`` if every unit has one, and the newest of those given."""
         if self.contrib.own_urls:
             # Whatever the class declares, its dicts say what the page holds.
-            return newest_of(url.get("lastmod") for url in self.page_urls(page))
+            return newest_of(map(self.unit_lastmod(), self.page_urls(page)))
         kind = self.contrib.lastmods
         if kind is Lastmods.NONE:
             return None, None
         if kind is Lastmods.CONSTANT:
-            return self.contrib.site.lastmod, self.contrib.site.lastmod
+            constant = contrib_lastmod(self.contrib.site.lastmod)
+            return constant, constant
         if kind is Lastmods.DATE_FIELD:
             return self.date_field_lastmods(self.contrib.items[first:stop])
         units = self.units(page)
         try:
-            return newest_of(map(self.contrib.lastmod_of, units))
+            return newest_of(map(self.unit_lastmod(), units))
         finally:
             close_iterator(units)
+
+    @cached_property
+    def latest(self) -> Any:
+        """The class's own ``get_latest_lastmod()``, called once, or ``NOT_DECLARED``."""
+        return self.contrib.latest_lastmod()
+
+    def section_dates(self) -> tuple[LastmodValue | None, LastmodValue | None]:
+        """``date_field_lastmods()`` of every item, once per pager."""
+        if self._section_dates is None:
+            self._section_dates = self.date_field_lastmods(self.contrib.items)
+        return self._section_dates
 
     def date_field_lastmods(
         self, queryset: QuerySet[Any]
@@ -192,7 +226,7 @@ class ContribPager:
         found = queryset.aggregate(
             items=Count("pk"), dated=Count(date_field), newest=Max(date_field)
         )
-        newest = found["newest"]
+        newest = contrib_lastmod(found["newest"])
         return (newest if found["items"] == found["dated"] else None), newest
 
     def section_stats(self) -> SectionStats:
@@ -205,24 +239,19 @@ class ContribPager:
         """Each page's lastmod in the index, as cheaply as the class allows: its own
         ``get_latest_lastmod()`` (contrib's choice, for every page), one aggregate
         of a ``GenericSitemap``'s ``date_field``, a constant; else each page's newest,
-        read from its items."""
+        read from its items, when every one has a lastmod (contrib's
+        ``get_latest_lastmod()`` is ``None`` when one item has none)."""
         pages = -(-stats.rows // self.page_size)
-        latest = self.contrib.latest_lastmod()
-        if latest is not NOT_DECLARED:
-            return (latest,) * pages
+        if self.latest is not NOT_DECLARED:
+            return (contrib_lastmod(self.latest),) * pages
         kind = self.contrib.lastmods
         if kind is Lastmods.DATE_FIELD:
-            return (self.date_field_lastmods(self.contrib.items)[1],) * pages
+            return (self.section_dates()[1],) * pages
         if kind is Lastmods.CONSTANT:
-            return (self.contrib.site.lastmod,) * pages
+            return (contrib_lastmod(self.contrib.site.lastmod),) * pages
         if kind is Lastmods.NONE:
             return (None,) * pages
-        return tuple(self.newest_on_page(page) for page in range(1, pages + 1))
-
-    def newest_on_page(self, page: int) -> LastmodValue | None:
-        """The newest lastmod of ``page``'s units that have one (for the index)."""
-        self.page_stats(page)
-        return self._newest[page]
+        return tuple(self.page_stats(page).lastmod for page in range(1, pages + 1))
 
 
 def count_of(items: Any) -> int:

@@ -1,0 +1,47 @@
+"""A contrib class's lastmods as contrib's views read them: a naive datetime is
+in UTC, and a document's ``Last-Modified`` is the newest only when every URL
+has one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.utils import timezone
+
+from django_sitemapkit.sources.pages import LastmodValue
+from django_sitemapkit.values import newest_lastmod
+
+
+def contrib_lastmod(value: Any) -> Any:
+    """A lastmod as contrib reads it: a naive datetime is in UTC (its views'
+    ``_get_latest_lastmod()``), not in ``TIME_ZONE`` as elsewhere in Django."""
+    if isinstance(value, dt.datetime) and timezone.is_naive(value):
+        return value.replace(tzinfo=dt.timezone.utc)
+    return value
+
+
+def every_lastmod(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
+    """The newest of ``values`` if none is missing: contrib sends ``Last-Modified``
+    only when every URL of the page has a lastmod."""
+    return newest_of(values)[0]
+
+
+def newest_of(
+    values: Iterable[LastmodValue | None],
+) -> tuple[LastmodValue | None, LastmodValue | None]:
+    """``every_lastmod(values)``, and the newest of the values that are not ``None``:
+    one pass, nothing kept but the two answers."""
+    missing = False
+
+    def seen() -> Iterator[LastmodValue]:
+        nonlocal missing
+        for value in values:
+            if value is None:
+                missing = True
+            else:
+                yield value
+
+    newest = newest_lastmod(seen())
+    return (None if missing else newest), newest
