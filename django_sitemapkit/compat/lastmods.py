@@ -17,6 +17,8 @@ from django_sitemapkit.values import newest_lastmod
 def contrib_lastmod(value: Any) -> Any:
     """A lastmod as contrib reads it: a naive datetime is in UTC (its views'
     ``_get_latest_lastmod()``), not in ``TIME_ZONE`` as elsewhere in Django."""
+    if type(value) is dt.datetime and value.tzinfo is dt.timezone.utc:
+        return value  # what the database hands back with USE_TZ: nothing to ask
     if isinstance(value, dt.datetime) and timezone.is_naive(value):
         return value.replace(tzinfo=dt.timezone.utc)
     return value

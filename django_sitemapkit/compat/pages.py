@@ -61,7 +61,8 @@ class ContribPager:
     _pairs: list[Any] | None = None
     _section_dates: tuple[LastmodValue | None, LastmodValue | None] | None = None
     #: Whether ``chunks()`` keeps the lastmods of a page it hands out whole as its
-    #: ``page_stats()``: the drop-in's page written whole, before its headers.
+    #: ``page_stats()`` (``records_page()``): the drop-in's page written whole,
+    #: before its headers.
     records: bool = False
 
     def count(self) -> int:
@@ -122,7 +123,7 @@ class ContribPager:
         self, page: int, start: tuple[Any, ...] | None = None, tally: Tally | None = None
     ) -> Iterator[Chunk]:
         units = self.units(page)
-        reader = self.unit_lastmod() if self.records and page not in self._stats else None
+        reader = self.unit_lastmod() if self.records_page(page) else None
         newest: list[LastmodValue] = []
         missing = False
         try:
@@ -148,6 +149,18 @@ class ContribPager:
         for page in range(1, self.paginator().num_pages + 1):
             for chunk in self.chunks(page, None, tally):
                 yield page - 1, chunk
+
+    def records_page(self, page: int) -> bool:
+        """Whether ``chunks(page)`` reads its units' lastmods: only where they would
+        otherwise take a pass of their own (a ``lastmod()`` method). A
+        ``GenericSitemap``'s aggregate query costs less than reading each item's
+        date in Python; a constant, or ``get_urls()``'s dicts, nothing."""
+        return (
+            self.records
+            and page not in self._stats
+            and not self.contrib.own_urls
+            and self.contrib.lastmods is Lastmods.PER_ITEM
+        )
 
     def page_rows(self, page: int) -> int:
         """The units on ``page``."""

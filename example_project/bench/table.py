@@ -26,6 +26,7 @@ from bench.specs import (
     COMPAT,
     DEFAULT,
     DISTRIBUTED,
+    DROPIN,
     EXCLUSION,
     INCREMENTAL,
     INDEX,
@@ -39,6 +40,7 @@ from bench.specs import (
     build_page,
     changed_table,
     distributed,
+    dropin_cases,
     every_row,
     exclusion,
     full_index,
@@ -191,6 +193,7 @@ CASES: tuple[CaseSpec, ...] = (
     incremental("incremental-changed", "the same build after changes", changed_table),
     distributed("distributed-local", "a build into S3 from one process"),
     distributed("distributed-celery", "the same build through Celery's workers"),
+    *dropin_cases(),
     verify(
         "verify-views",
         "blog posts through the WSGI handler, in turns with verify-checked",
@@ -211,6 +214,7 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY, ALL)
 }
+GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
 
 
 def run_by(run: str) -> tuple[str, ...]:
