@@ -269,6 +269,20 @@ def test_a_queryset_is_sliced_and_counted_in_the_database(
     assert selects[1].endswith("LIMIT 3 OFFSET 3")
 
 
+def test_the_index_reads_a_lastmod_methods_items_in_one_query(
+    client: Client, articles: list[Article]
+) -> None:
+    """As contrib's get_latest_lastmod() reads them: one pass over the items, however
+    many pages they make (three here), not a query a page."""
+    status, selects = selects_of(client, "/compat/sitemap.xml")
+    assert status == 200
+    # The articles' count, then their seven items at once (the generic section's
+    # count and Max follow).
+    assert "COUNT(*)" in selects[0]
+    assert selects[1].endswith('ORDER BY "testapp_article"."id" ASC LIMIT 7')
+    assert [sql for sql in selects if "LIMIT" in sql] == [selects[1]]
+
+
 def test_a_conditional_request_reads_the_lastmods_first_and_a_match_writes_nothing(
     client: Client, articles: list[Article]
 ) -> None:

@@ -19,32 +19,22 @@ whole needs no first pass for its ``Last-Modified``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
 from typing import Any
 
-from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
+from django.core.paginator import Paginator
 from django.db.models import Count, Max, QuerySet
-from django.http import Http404
 
 from django_sitemapkit.compat.classes import NOT_DECLARED, ContribClass, Lastmods
 from django_sitemapkit.compat.lastmods import contrib_lastmod, every_lastmod, newest_of
+from django_sitemapkit.compat.units import count_of, page_number, paired, sliced
 from django_sitemapkit.sources.pages import LastmodValue, PageStats, SectionStats
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import newest_lastmod
-
-
-def page_number(paginator: Paginator[Any], value: object) -> int:
-    """``?p=`` as contrib reads it, with contrib's 404s (not a number, out of range)."""
-    try:
-        return paginator.validate_number(value)  # type: ignore[arg-type]
-    except PageNotAnInteger as exc:
-        raise Http404(f"No page '{value}'") from exc
-    except EmptyPage as exc:
-        raise Http404(f"Page {value} empty") from exc
 
 
 @dataclass
@@ -59,7 +49,6 @@ class ContribPager:
     _urls: dict[int, list[Any]] = field(default_factory=dict)
     _count: int | None = None
     _pairs: list[Any] | None = None
-    _section_dates: tuple[LastmodValue | None, LastmodValue | None] | None = None
     #: Whether ``chunks()`` keeps the lastmods of a page it hands out whole as its
     #: ``page_stats()`` (``records_page()``): the drop-in's page written whole,
     #: before its headers.
@@ -101,10 +90,13 @@ class ContribPager:
 
     def units(self, page: int) -> Iterator[Any]:
         """The units of ``page``, read lazily (close the iterator if you stop early)."""
-        contrib = self.contrib
-        if contrib.own_urls:
+        if self.contrib.own_urls:
             return iter(self.page_urls(page))
-        first, stop = self.bounds(page)
+        return self.units_between(*self.bounds(page))
+
+    def units_between(self, first: int, stop: int) -> Iterator[Any]:
+        """Units ``first`` to ``stop`` of a class whose units are its items (or pairs)."""
+        contrib = self.contrib
         if stop <= first:
             return iter(())
         if not contrib.i18n:
@@ -224,11 +216,14 @@ class ContribPager:
         """The class's own ``get_latest_lastmod()``, called once, or ``NOT_DECLARED``."""
         return self.contrib.latest_lastmod()
 
-    def section_dates(self) -> tuple[LastmodValue | None, LastmodValue | None]:
-        """``date_field_lastmods()`` of every item, once per pager."""
-        if self._section_dates is None:
-            self._section_dates = self.date_field_lastmods(self.contrib.items)
-        return self._section_dates
+    @cached_property
+    def section_newest(self) -> LastmodValue | None:
+        """A ``GenericSitemap``'s newest ``date_field``: ``Max()`` alone, which a
+        database answers from an index on the field where there is one."""
+        date_field = self.contrib.date_field
+        assert date_field is not None
+        newest = self.contrib.items.aggregate(newest=Max(date_field))["newest"]
+        return contrib_lastmod(newest)
 
     def date_field_lastmods(
         self, queryset: QuerySet[Any]
@@ -259,41 +254,22 @@ class ContribPager:
             return (contrib_lastmod(self.latest),) * pages
         kind = self.contrib.lastmods
         if kind is Lastmods.DATE_FIELD:
-            return (self.section_dates()[1],) * pages
+            return (self.section_newest,) * pages
         if kind is Lastmods.CONSTANT:
             return (contrib_lastmod(self.contrib.site.lastmod),) * pages
         if kind is Lastmods.NONE:
             return (None,) * pages
-        return tuple(self.page_stats(page).lastmod for page in range(1, pages + 1))
+        numbers = range(1, pages + 1)
+        if not self.contrib.own_urls and any(page not in self._stats for page in numbers):
+            self.read_every_page(pages)
+        return tuple(self.page_stats(page).lastmod for page in numbers)
 
-
-def count_of(items: Any) -> int:
-    """``items`` counted as Django's ``Paginator`` counts them."""
-    return Paginator(items, 1).count
-
-
-def sliced(items: Any, first: int, stop: int, chunk_size: int) -> Iterator[Any]:
-    """``items[first:stop]``: a QuerySet sliced in the database and read in chunks."""
-    part = items[first:stop]
-    if isinstance(part, QuerySet):
-        return part.iterator(chunk_size=chunk_size)
-    return iter(part)
-
-
-def paired(
-    items: Any, languages: Sequence[str], first: int, stop: int, chunk_size: int
-) -> Iterator[tuple[Any, str]]:
-    """Pairs ``first`` to ``stop`` of ``(item, language)`` for each item and each of
-    ``languages``: read from the items that hold them."""
-    width = len(languages)
-    start_item, end_item = first // width, -(-stop // width)
-    rows = sliced(items, start_item, end_item, chunk_size)
-    try:
-        position = start_item * width
-        for item in rows:
-            for code in languages:
-                if first <= position < stop:
-                    yield item, code
-                position += 1
-    finally:
-        close_iterator(rows)
+    def read_every_page(self, pages: int) -> None:
+        """The stats of pages 1 to ``pages`` from one pass over the units: one query,
+        as contrib's ``get_latest_lastmod()`` reads them, not one a page."""
+        reader, units = self.unit_lastmod(), self.units_between(0, self.count())
+        try:
+            for page in range(1, pages + 1):
+                self.keep_stats(page, newest_of(map(reader, islice(units, self.page_size))))
+        finally:
+            close_iterator(units)
