@@ -5,7 +5,7 @@ has one."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils import timezone
@@ -31,19 +31,24 @@ def every_lastmod(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
 
 
 def newest_of(
-    values: Iterable[LastmodValue | None],
+    values: Iterable[Any],
 ) -> tuple[LastmodValue | None, LastmodValue | None]:
-    """``every_lastmod(values)``, and the newest of the values that are not ``None``:
-    one pass, nothing kept but the two answers."""
+    """``every_lastmod(values)``, and the newest of the values that are not ``None``,
+    each read as ``contrib_lastmod()`` reads it: one pass, nothing kept but the two
+    answers. Datetimes in UTC, what the database hands back with ``USE_TZ``, are
+    compared as they are (an index reads a value per item); any other value
+    takes ``newest_lastmod()``'s rule."""
     missing = False
-
-    def seen() -> Iterator[LastmodValue]:
-        nonlocal missing
-        for value in values:
-            if value is None:
-                missing = True
-            else:
-                yield value
-
-    newest = newest_lastmod(seen())
+    newest: LastmodValue | None = None
+    other: LastmodValue | None = None
+    for value in values:
+        if value is None:
+            missing = True
+        elif type(value) is dt.datetime and value.tzinfo is dt.timezone.utc:
+            if newest is None or value > newest:
+                newest = value
+        else:
+            other = newest_lastmod((other, contrib_lastmod(value)))
+    if other is not None:
+        newest = newest_lastmod((newest, other))
     return (None if missing else newest), newest

@@ -177,18 +177,18 @@ class ContribPager:
         first = self.bounds(page)[0]
         self._stats[page] = PageStats(rows, every, (rows, first, newest))
 
-    def unit_lastmod(self) -> Callable[[Any], LastmodValue | None]:
-        """A unit's lastmod, as ``page_lastmod()`` reads the units of a page."""
+    def unit_lastmod(self) -> Callable[[Any], Any]:
+        """A unit's lastmod as the class gives it (``newest_of()`` reads it as contrib
+        does), as ``page_lastmod()`` reads the units of a page."""
         if self.contrib.own_urls:
-            return lambda url: contrib_lastmod(url.get("lastmod"))
+            return lambda url: url.get("lastmod")
         kind = self.contrib.lastmods
         if kind is Lastmods.NONE:
             return lambda unit: None
         if kind is Lastmods.CONSTANT:
-            constant = contrib_lastmod(self.contrib.site.lastmod)
+            constant = self.contrib.site.lastmod
             return lambda unit: constant
-        lastmod_of = self.contrib.lastmod_of
-        return lambda unit: contrib_lastmod(lastmod_of(unit))
+        return self.contrib.lastmod_of
 
     def page_lastmod(
         self, page: int, first: int, stop: int
