@@ -11,9 +11,8 @@ To add a case: write its maker (a function of the run's ``Plan`` that returns an
 object with ``setup()`` and ``run(check)``, see bench/measuring.py), and add its
 entry to ``CASES`` where it should run and be reported; a ratio to ``RATIOS``.
 
-This module imports no case: ``make`` is a dotted name, imported only by the
-child that runs the case (some load django.contrib.sitemaps, the sites
-framework, or Celery, which no other case needs).
+This module imports no case: ``make`` is a dotted name, imported only by the child
+that runs the case (some load django.contrib.sitemaps, the sites framework, Celery).
 """
 
 from __future__ import annotations
