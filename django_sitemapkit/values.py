@@ -153,6 +153,8 @@ def newest_lastmod(values: Iterable[Any]) -> dt.date | None:
 
 def utc_instant(value: dt.date) -> dt.datetime:
     # Dates count from midnight UTC, so they compare with datetimes.
+    if type(value) is dt.datetime and value.tzinfo is dt.timezone.utc:
+        return value  # what the database hands back with USE_TZ: already the instant
     if isinstance(value, dt.datetime):
         return aware_utc(value)
     return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)

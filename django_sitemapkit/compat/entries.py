@@ -17,6 +17,7 @@ from django.urls import NoReverseMatch
 from django.utils import translation
 
 from django_sitemapkit.compat.classes import ContribClass
+from django_sitemapkit.compat.lastmods import contrib_lastmod
 from django_sitemapkit.encoding.elements import Extras
 from django_sitemapkit.encoding.encoder import Entry, entry_lines, url_element
 from django_sitemapkit.exceptions import InvalidEntry
@@ -48,6 +49,11 @@ def priority_text(value: Any) -> str | None:
         except InvalidOperation as exc:
             raise InvalidEntry(f"priority {value!r} is not a number") from exc
     return format_priority(value)
+
+
+def contrib_lastmod_text(value: Any) -> str:
+    """A lastmod as contrib reads it (a naive datetime in UTC), checked and formatted."""
+    return format_lastmod(contrib_lastmod(value))
 
 
 Reader = Callable[[Any], "str | None"]
@@ -145,7 +151,7 @@ class ContribWriter:
         """How ``lastmod``, ``changefreq`` and ``priority`` are read and formatted."""
         site = self.contrib.site
         return (
-            value_reader(site, "lastmod", format_lastmod),
+            value_reader(site, "lastmod", contrib_lastmod_text),
             value_reader(site, "changefreq", format_changefreq),
             value_reader(site, "priority", priority_text),
         )
@@ -210,7 +216,7 @@ class ContribWriter:
         lastmod, changefreq = url.get("lastmod"), url.get("changefreq")
         return Entry(
             self.policy.absolute(location),
-            None if lastmod is None else format_lastmod(lastmod),
+            None if lastmod is None else contrib_lastmod_text(lastmod),
             None if changefreq is None else format_changefreq(changefreq),
             priority_text(url.get("priority")),
             extras,

@@ -11,20 +11,26 @@ contrib does, since no page's bounds are known otherwise.
 
 A class that overrides ``get_urls()`` (Wagtail's, djangoproject.com's) writes
 a page's URL dicts itself: those dicts are the page's units.
+
+A page's lastmods are read as contrib reads them (``lastmods.py``); a pager
+that ``records`` reads them from the units it hands out, so a page written
+whole needs no first pass for its ``Last-Modified``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import islice
 from typing import Any
 
-from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
+from django.core.paginator import Paginator
 from django.db.models import Count, Max, QuerySet
-from django.http import Http404
 
 from django_sitemapkit.compat.classes import NOT_DECLARED, ContribClass, Lastmods
+from django_sitemapkit.compat.lastmods import contrib_lastmod, every_lastmod, newest_of
+from django_sitemapkit.compat.units import count_of, page_number, paired, sliced
 from django_sitemapkit.sources.pages import LastmodValue, PageStats, SectionStats
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally
@@ -33,41 +39,6 @@ from django_sitemapkit.values import newest_lastmod
 #: The page count ``?p=`` is read against where the class's own ``get_urls()`` finds
 #: the last page: as many as a nine-digit page number (``urls.py``) can name.
 UNCOUNTED = 10**9 * 50_000
-
-
-def every_lastmod(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
-    """The newest of ``values`` if none is missing: contrib sends ``Last-Modified``
-    only when every URL of the page has a lastmod."""
-    return newest_of(values)[0]
-
-
-def newest_of(
-    values: Iterable[LastmodValue | None],
-) -> tuple[LastmodValue | None, LastmodValue | None]:
-    """``every_lastmod(values)``, and the newest of the values that are not ``None``:
-    one pass, nothing kept but the two answers."""
-    missing = False
-
-    def seen() -> Iterator[LastmodValue]:
-        nonlocal missing
-        for value in values:
-            if value is None:
-                missing = True
-            else:
-                yield value
-
-    newest = newest_lastmod(seen())
-    return (None if missing else newest), newest
-
-
-def page_number(paginator: Paginator[Any], value: object) -> int:
-    """``?p=`` as contrib reads it, with contrib's 404s (not a number, out of range)."""
-    try:
-        return paginator.validate_number(value)  # type: ignore[arg-type]
-    except PageNotAnInteger as exc:
-        raise Http404(f"No page '{value}'") from exc
-    except EmptyPage as exc:
-        raise Http404(f"Page {value} empty") from exc
 
 
 @dataclass
@@ -79,11 +50,14 @@ class ContribPager:
     #: What the page lastmods and the URL dicts of pages already asked for were
     #: (a pager lives for one request, or one section of a build).
     _stats: dict[int, PageStats] = field(default_factory=dict)
-    _newest: dict[int, LastmodValue | None] = field(default_factory=dict)
     _urls: dict[int, list[Any]] = field(default_factory=dict)
     _count: int | None = None
     _pairs: list[Any] | None = None
     _newest_item: LastmodValue | None = None
+    #: Whether ``chunks()`` keeps the lastmods of a page it hands out whole as its
+    #: ``page_stats()`` (``records_page()``): the drop-in's page written whole,
+    #: before its headers.
+    records: bool = False
 
     def count(self) -> int:
         """Units in the section: what contrib's ``Paginator`` counts."""
@@ -130,10 +104,13 @@ class ContribPager:
 
     def units(self, page: int) -> Iterator[Any]:
         """The units of ``page``, read lazily (close the iterator if you stop early)."""
-        contrib = self.contrib
-        if contrib.own_urls:
+        if self.contrib.own_urls:
             return iter(self.page_urls(page))
-        first, stop = self.bounds(page)
+        return self.units_between(*self.bounds(page))
+
+    def units_between(self, first: int, stop: int) -> Iterator[Any]:
+        """Units ``first`` to ``stop`` of a class whose units are its items (or pairs)."""
+        contrib = self.contrib
         if stop <= first:
             return iter(())
         if not contrib.i18n:
@@ -152,11 +129,23 @@ class ContribPager:
         self, page: int, start: tuple[Any, ...] | None = None, tally: Tally | None = None
     ) -> Iterator[Chunk]:
         units = self.units(page)
+        reader = self.unit_lastmod() if self.records_page(page) else None
+        newest: list[LastmodValue] = []
+        missing = False
         try:
             while chunk := list(islice(units, self.chunk_size)):
                 if tally is not None:
                     tally.rows += len(chunk)
+                if reader is not None:
+                    every, latest = newest_of(map(reader, chunk))
+                    missing = missing or every is None
+                    if latest is not None:
+                        newest.append(latest)
                 yield chunk
+            if reader is not None:
+                # Read to its end: what page_stats() would have read in a pass of its own.
+                latest = newest_lastmod(newest)
+                self.keep_stats(page, (None if missing else latest, latest))
         finally:
             # Closed now, not by the garbage collector in the middle of another
             # query: a QuerySet's iterator holds a server-side cursor on PostgreSQL.
@@ -167,20 +156,57 @@ class ContribPager:
             for chunk in self.chunks(page, None, tally):
                 yield page - 1, chunk
 
+    def records_page(self, page: int) -> bool:
+        """Whether ``chunks(page)`` reads its units' lastmods: only where they would
+        otherwise take a pass of their own (a ``lastmod()`` method). A
+        ``GenericSitemap``'s aggregate query costs less than reading each item's
+        date in Python; a constant, or ``get_urls()``'s dicts, nothing."""
+        return (
+            self.records
+            and page not in self._stats
+            and not self.contrib.own_urls
+            and self.contrib.lastmods is Lastmods.PER_ITEM
+        )
+
+    def page_rows(self, page: int) -> int:
+        """The units on ``page``."""
+        if self.contrib.own_urls:
+            return len(self.page_urls(page))
+        first, stop = self.bounds(page)
+        return max(stop - first, 0)
+
     def page_stats(self, page: int) -> PageStats:
         """The units on ``page`` and, when every one has a lastmod, the newest."""
         if page not in self._stats:
             if self.contrib.own_urls:
                 # The page's URL dicts say what it holds; no count of the section.
-                rows = len(self.page_urls(page))
                 first, stop = (page - 1) * self.page_size, 0
             else:
                 first, stop = self.bounds(page)
-                rows = max(stop - first, 0)
-            every, newest = self.page_lastmod(page, first, stop) if rows else (None, None)
-            self._stats[page] = PageStats(rows, every, (rows, first, newest))
-            self._newest[page] = newest
+            rows = self.page_rows(page)
+            self.keep_stats(page, self.page_lastmod(page, first, stop) if rows else (None, None))
         return self._stats[page]
+
+    def keep_stats(
+        self, page: int, lastmods: tuple[LastmodValue | None, LastmodValue | None]
+    ) -> None:
+        """``page_stats(page)``, given ``page_lastmod()``'s answer."""
+        (every, newest), rows = lastmods, self.page_rows(page)
+        first = (page - 1) * self.page_size
+        self._stats[page] = PageStats(rows, every, (rows, first, newest))
+
+    def unit_lastmod(self) -> Callable[[Any], Any]:
+        """A unit's lastmod as the class gives it (``newest_of()`` reads it as contrib
+        does), as ``page_lastmod()`` reads the units of a page."""
+        if self.contrib.own_urls:
+            return lambda url: url.get("lastmod")
+        kind = self.contrib.lastmods
+        if kind is Lastmods.NONE:
+            return lambda unit: None
+        if kind is Lastmods.CONSTANT:
+            constant = self.contrib.site.lastmod
+            return lambda unit: constant
+        return self.contrib.lastmod_of
 
     def page_lastmod(
         self, page: int, first: int, stop: int
@@ -188,19 +214,34 @@ class ContribPager:
         """The newest lastmod of ``page`` if every unit has one, and the newest of those given."""
         if self.contrib.own_urls:
             # Whatever the class declares, its dicts say what the page holds.
-            return newest_of(url.get("lastmod") for url in self.page_urls(page))
+            return newest_of(map(self.unit_lastmod(), self.page_urls(page)))
         kind = self.contrib.lastmods
         if kind is Lastmods.NONE:
             return None, None
         if kind is Lastmods.CONSTANT:
-            return self.contrib.site.lastmod, self.contrib.site.lastmod
+            constant = contrib_lastmod(self.contrib.site.lastmod)
+            return constant, constant
         if kind is Lastmods.DATE_FIELD:
             return self.date_field_lastmods(self.contrib.items[first:stop])
         units = self.units(page)
         try:
-            return newest_of(map(self.contrib.lastmod_of, units))
+            return newest_of(map(self.unit_lastmod(), units))
         finally:
             close_iterator(units)
+
+    @cached_property
+    def latest(self) -> Any:
+        """The class's own ``get_latest_lastmod()``, called once, or ``NOT_DECLARED``."""
+        return self.contrib.latest_lastmod()
+
+    @cached_property
+    def section_newest(self) -> LastmodValue | None:
+        """A ``GenericSitemap``'s newest ``date_field``: ``Max()`` alone, which a
+        database answers from an index on the field where there is one."""
+        date_field = self.contrib.date_field
+        assert date_field is not None
+        newest = self.contrib.items.aggregate(newest=Max(date_field))["newest"]
+        return contrib_lastmod(newest)
 
     def date_field_lastmods(
         self, queryset: QuerySet[Any]
@@ -211,7 +252,7 @@ class ContribPager:
         found = queryset.aggregate(
             items=Count("pk"), dated=Count(date_field), newest=Max(date_field)
         )
-        newest = found["newest"]
+        newest = contrib_lastmod(found["newest"])
         return (newest if found["items"] == found["dated"] else None), newest
 
     def section_stats(self) -> SectionStats:
@@ -224,58 +265,34 @@ class ContribPager:
         """Each page's lastmod in the index, as cheaply as the class allows: its own
         ``get_latest_lastmod()`` (contrib's choice, for every page), one aggregate
         of a ``GenericSitemap``'s ``date_field``, a constant; else each page's newest,
-        read from its items."""
+        read from its items, when every one has a lastmod (contrib's
+        ``get_latest_lastmod()`` is ``None`` when one item has none)."""
         pages = -(-stats.rows // self.page_size)
-        latest = self.contrib.latest_lastmod()
-        if latest is not NOT_DECLARED:
-            return (latest,) * pages
+        if self.latest is not NOT_DECLARED:
+            return (contrib_lastmod(self.latest),) * pages
         kind = self.contrib.lastmods
         if kind is Lastmods.DATE_FIELD:
-            return (self.date_field_lastmods(self.contrib.items)[1],) * pages
+            return (self.section_newest,) * pages
         if kind is Lastmods.CONSTANT:
-            return (self.contrib.site.lastmod,) * pages
+            return (contrib_lastmod(self.contrib.site.lastmod),) * pages
         if kind is Lastmods.NONE:
             return (None,) * pages
         if self.contrib.counted_with_lastmods:
             # contrib's index lists every page with get_latest_lastmod(), the newest
             # lastmod(item): read with the count, not from every page's URL dicts.
             self.count()
-            return (self._newest_item,) * pages
-        return tuple(self.newest_on_page(page) for page in range(1, pages + 1))
+            return (contrib_lastmod(self._newest_item),) * pages
+        numbers = range(1, pages + 1)
+        if not self.contrib.own_urls and any(page not in self._stats for page in numbers):
+            self.read_every_page(pages)
+        return tuple(self.page_stats(page).lastmod for page in numbers)
 
-    def newest_on_page(self, page: int) -> LastmodValue | None:
-        """The newest lastmod of ``page``'s units that have one (for the index)."""
-        self.page_stats(page)
-        return self._newest[page]
-
-
-def count_of(items: Any) -> int:
-    """``items`` counted as Django's ``Paginator`` counts them."""
-    return Paginator(items, 1).count
-
-
-def sliced(items: Any, first: int, stop: int, chunk_size: int) -> Iterator[Any]:
-    """``items[first:stop]``: a QuerySet sliced in the database and read in chunks."""
-    part = items[first:stop]
-    if isinstance(part, QuerySet):
-        return part.iterator(chunk_size=chunk_size)
-    return iter(part)
-
-
-def paired(
-    items: Any, languages: Sequence[str], first: int, stop: int, chunk_size: int
-) -> Iterator[tuple[Any, str]]:
-    """Pairs ``first`` to ``stop`` of ``(item, language)`` for each item and each of
-    ``languages``: read from the items that hold them."""
-    width = len(languages)
-    start_item, end_item = first // width, -(-stop // width)
-    rows = sliced(items, start_item, end_item, chunk_size)
-    try:
-        position = start_item * width
-        for item in rows:
-            for code in languages:
-                if first <= position < stop:
-                    yield item, code
-                position += 1
-    finally:
-        close_iterator(rows)
+    def read_every_page(self, pages: int) -> None:
+        """The stats of pages 1 to ``pages`` from one pass over the units: one query,
+        as contrib's ``get_latest_lastmod()`` reads them, not one a page."""
+        reader, units = self.unit_lastmod(), self.units_between(0, self.count())
+        try:
+            for page in range(1, pages + 1):
+                self.keep_stats(page, newest_of(map(reader, islice(units, self.page_size))))
+        finally:
+            close_iterator(units)

@@ -67,11 +67,6 @@ def contrib_plan(source: ContribSource, policy: LocationPolicy) -> Plan:
     page_size = max(1, min(int(contrib.site.limit), MAX_URLS))
     pager = ContribPager(name, contrib, page_size, conf.CHUNK_SIZE)
     writer = ContribWriter(contrib, policy, conf.STRICT)
-    # An unused namespace declaration is valid, a missing one is not: a class
-    # that writes its own URL dicts may add alternates to them.
-    alternates = contrib.own_urls or (
-        contrib.i18n and bool(getattr(contrib.site, "alternates", False))
-    )
     items = None if contrib.own_urls else contrib.items
     return Plan(
         source=source,
@@ -80,7 +75,9 @@ def contrib_plan(source: ContribSource, policy: LocationPolicy) -> Plan:
         # A get_urls() page may hold more URLs than ``limit``; the protocol caps it.
         url_limit=MAX_URLS,
         languages=(None,),
-        document=urlset(("xhtml",) if alternates else ()),
+        # contrib's template declares xhtml in every <urlset>, alternates or not; an
+        # unused namespace declaration is valid, so the drop-in's documents do too.
+        document=urlset(("xhtml",)),
         pager=pager,
         row_format=RowFormat.INSTANCE,
         writer=writer,

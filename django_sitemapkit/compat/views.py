@@ -5,11 +5,17 @@ checked, the bytes streamed by the encoder, conditional requests answered.
 ``template_name`` cannot be honoured (no template is rendered) and is ignored;
 ``content_type`` is honoured.
 
-A page is streamed as it is read, a chunk of items at a time, so memory stays
-flat whatever ``limit`` is. Its ``Last-Modified`` and ETag are known before
-the first item is written: from one aggregate query for a ``GenericSitemap``,
-from a constant ``lastmod``, or else from a first pass over the page's items
-that reads only their lastmods (``pages.py``).
+A document is answered whole, in one ``HttpResponse``, as contrib answers it:
+Django's cache middleware (``cache_page``, as Django's documentation wraps
+these views) stores it, and ``response.content`` can be read. It is encoded
+as it is read, a chunk of items at a time, so only its bytes are held (a
+50,000-URL page is some 7 MiB; contrib holds every item, a dict per URL and
+the rendered template). A request with no validator to compare has the page
+written first and its ``Last-Modified`` and ETag read from the same items on
+the way; a conditional one has them first, from one aggregate query for a
+``GenericSitemap``, a constant ``lastmod``, or else a pass over the page's
+items that reads only their lastmods (``pages.py``), so that a match is a 304
+without the page written.
 
 A page with no valid entry is a 404 here, where contrib answers an empty
 ``<urlset>``: the schema requires at least one ``<url>``, and the engine never
@@ -22,6 +28,7 @@ decides, as it does for contrib).
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 from collections.abc import Iterator, Mapping
 from itertools import chain
@@ -32,7 +39,8 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit.compat.pages import ContribPager, every_lastmod
+from django_sitemapkit.compat.lastmods import every_lastmod
+from django_sitemapkit.compat.pages import ContribPager
 from django_sitemapkit.compat.plan import contrib_source
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import fitting, index_lastmod, page_runs
@@ -42,6 +50,7 @@ from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import site_for_request
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.rows import close_iterator
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.values import Horizon
 from django_sitemapkit.views.database import checked_index
@@ -123,6 +132,7 @@ def index(
             etag,
             newest,
             lambda: checked_index(entries[:MAX_URLS], len(entries)),
+            whole=True,
         )
         return with_robots_tag(response)
 
@@ -152,10 +162,19 @@ def sitemap(
         number = 1
         for plan in found:
             number = contrib_pager(plan).number(value)
-        stats = [plan.pager.page_stats(number) for plan in found]
-        if not any(item.rows for item in stats):
+        if not any(contrib_pager(plan).page_rows(number) for plan in found):
             raise Http404(f"Page {value} has no valid entry.")
-        newest = every_lastmod(item.lastmod for item in stats if item.rows)
+        written = None
+        if request.method == "GET" and not conditional(request):
+            # No validator to compare: the page is written first, and the pagers keep
+            # the lastmods of the items they hand out (no first pass).
+            for plan in found:
+                contrib_pager(plan).records = True
+            written = whole(page_body(request, found, number, document))
+        stats = [plan.pager.page_stats(number) for plan in found]
+        # As contrib: a section with no items on the page (an empty one, in the
+        # document of every section) has no lastmod, so the document has none.
+        newest = every_lastmod(item.lastmod for item in stats)
         etag = None
         if newest is not None:
             fingerprints = [
@@ -165,18 +184,48 @@ def sitemap(
             etag = weak_etag(site, content_type, "compat-page", number, *fingerprints)
 
         def body() -> Iterator[bytes]:
-            return page_body(request, found, number, document)
+            if written is not None:
+                return iter((written,))
+            return iter((whole(page_body(request, found, number, document)),))
 
-        response = document_response(request, representation(content_type), etag, newest, body)
+        response = document_response(
+            request, representation(content_type), etag, newest, body, whole=True
+        )
         return with_robots_tag(response)
 
     return answered(request, document, respond)
 
 
+def conditional(request: HttpRequest) -> bool:
+    """Whether ``request`` has a validator to compare (RFC 9110 section 13.1)."""
+    return any(
+        header in request.META
+        for header in (
+            "HTTP_IF_MATCH",
+            "HTTP_IF_NONE_MATCH",
+            "HTTP_IF_MODIFIED_SINCE",
+            "HTTP_IF_UNMODIFIED_SINCE",
+        )
+    )
+
+
+def whole(chunks: Iterator[bytes]) -> bytes:
+    """``chunks`` joined, closed however the reading ends: only the bytes are held,
+    once (a buffer grows in place, where ``b"".join()`` keeps every chunk and
+    their copy)."""
+    buffer = io.BytesIO()
+    try:
+        for chunk in chunks:
+            buffer.write(chunk)
+    finally:
+        close_iterator(chunks)
+    return buffer.getvalue()
+
+
 def page_body(
     request: HttpRequest, found: list[Plan], number: int, document: str
 ) -> Iterator[bytes]:
-    """Page ``number`` of each plan in turn, streamed; a 404 if none has a valid entry."""
+    """Page ``number`` of each plan in turn; a 404 if none has a valid entry."""
     layout = urlset(
         tuple(sorted({prefix for plan in found for prefix in plan.document.extensions}))
     )
@@ -203,6 +252,7 @@ def page_body(
         max_bytes=conf.MAX_BYTES,
         document=document,
         on_cut=on_cut,
+        streamed=False,
     )
 
 

@@ -230,8 +230,12 @@ def document_response(
     etag: str | None,
     lastmod: LastmodValue | None,
     body: Callable[[], Iterator[bytes]],
+    *,
+    whole: bool = False,
 ) -> HttpResponseBase:
-    """A 304 (or 412) decided before any row is read; else HEAD's headers or GET's stream."""
+    """A 304 (or 412) decided before any row is read; else HEAD's headers or GET's stream,
+    or with ``whole`` GET's body in one ``HttpResponse``: the drop-in's, which Django's
+    cache middleware stores as it stores contrib's (it never stores a stream)."""
     head = HttpResponse(content_type=representation.content_type)
     timestamp = None
     if etag is not None:
@@ -251,6 +255,8 @@ def document_response(
     if request.method == "HEAD":
         # Same status and headers as GET, and no body (RFC 9110 section 9.3.2).
         return head
+    if whole:
+        return HttpResponse(representation.encode(content), headers=head.headers)
     return StreamingHttpResponse(representation.encode(content), headers=head.headers)
 
 

@@ -30,9 +30,12 @@ def page_body(
     max_bytes: int,
     document: str,
     on_cut: Callable[[Encoder], None],
+    streamed: bool = True,
 ) -> Iterator[bytes]:
     """The body of ``document`` (``"Page 2 of sitemap source 'posts'"``), streamed from
-    ``runs``; ``on_cut`` says what was lost if the encoder cut it."""
+    ``runs``; ``on_cut`` says what was lost if the encoder cut it. A body that is
+    not ``streamed`` is read whole before any byte is sent, so a failure is the
+    response's status, not a truncated document to log."""
     opened = open_document(runs, layout, max_urls=max_urls, max_bytes=max_bytes)
     if opened is None:
         logger.error(
@@ -43,7 +46,10 @@ def page_body(
         # HEAD has its answer: release the rows (and their cursor) now.
         close_iterator(opened.runs)
         return iter(())
-    return ClosingStream(failures_logged(encoded(opened, on_cut), opened.encoder, document), runs)
+    chunks = encoded(opened, on_cut)
+    if streamed:
+        chunks = failures_logged(chunks, opened.encoder, document)
+    return ClosingStream(chunks, runs)
 
 
 def failures_logged(chunks: Iterator[bytes], encoder: Encoder, document: str) -> Iterator[bytes]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
+from itertools import product
 from typing import Any
 
 from bench.incremental_changes import changes_for
@@ -49,6 +50,8 @@ DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY, ALL 
     "verify",
     "all",
 )
+# The drop-in against the views it replaces, request by request (bench/dropin_cases.py).
+DROPIN = "dropin"
 
 # The group of the third-party cases (Wagtail's), run only where the package is installed.
 THIRDPARTY_GROUP = "thirdparty"
@@ -95,6 +98,9 @@ class CaseSpec:
     # cannot be imported) and the settings module its child starts with.
     package: str | None = None
     settings: str | None = None
+    # Run in turns, it must write the bytes of its pair's other case (not so the
+    # dropin pairs: contrib's view against the drop-in's).
+    same_bytes: bool = True
 
     @property
     def pair(self) -> str:
@@ -255,3 +261,38 @@ def wagtail(name: str, what: str, maker: str) -> CaseSpec:
     return thirdparty(
         name, what, f"bench.wagtail_cases:{maker}", "wagtail", "bench.wagtail_settings"
     )
+
+
+#: URLs a page of the dropin index cases' sections: 50 pages of 50,000 rows.
+DROPIN_INDEX_LIMIT = 1_000
+#: The two views of each dropin pair, in the order the report divides them.
+DROPIN_VIEWS = ("contrib", "dropin")
+
+
+def dropin(document: str, sitemap: str, view: str) -> CaseSpec:
+    """``view`` (contrib's or the drop-in's) answering ``document`` (``page``, ``index``,
+    ``304``) of the ``sitemap`` class; in turns with the other view's."""
+    index = document == "index"
+    if index:
+        expects = lambda plan, prepared: -(-plan.rows // DROPIN_INDEX_LIMIT)  # noqa: E731
+    else:
+        expects = no_body if (document, view) == ("304", "dropin") else serving_page
+    return CaseSpec(
+        f"dropin-{sitemap}-{document}-{view}",
+        f"{'contrib' if view == 'contrib' else 'compat'}'s {document} view, the {sitemap} class"
+        + (" (a conditional GET)" if document == "304" else ""),
+        "bench.dropin_cases:view_request",
+        expects,
+        args=(view, document, sitemap),
+        run=TURNS,
+        groups=(DROPIN,),
+        serves_page=expects is serving_page,
+        lists_sitemaps=index,
+        same_bytes=False,
+    )
+
+
+def dropin_cases() -> tuple[CaseSpec, ...]:
+    """Each document of each class, from each view: the group ``dropin``."""
+    documents, sitemaps = ("page", "index", "304"), ("generic", "class")
+    return tuple(dropin(*case) for case in product(documents, sitemaps, DROPIN_VIEWS))

@@ -11,9 +11,8 @@ To add a case: write its maker (a function of the run's ``Plan`` that returns an
 object with ``setup()`` and ``run(check)``, see bench/measuring.py), and add its
 entry to ``CASES`` where it should run and be reported; a ratio to ``RATIOS``.
 
-This module imports no case: ``make`` is a dotted name, imported only by the
-child that runs the case (some load django.contrib.sitemaps, the sites
-framework, or Celery, which no other case needs).
+This module imports no case: ``make`` is a dotted name, imported only by the child
+that runs the case (some load django.contrib.sitemaps, the sites framework, Celery).
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from bench.specs import (
     COMPAT,
     DEFAULT,
     DISTRIBUTED,
+    DROPIN,
     EXCLUSION,
     INCREMENTAL,
     INDEX,
@@ -40,6 +40,7 @@ from bench.specs import (
     build_page,
     changed_table,
     distributed,
+    dropin_cases,
     every_row,
     exclusion,
     full_index,
@@ -193,6 +194,7 @@ CASES: tuple[CaseSpec, ...] = (
     incremental("incremental-changed", "the same build after changes", changed_table),
     distributed("distributed-local", "a build into S3 from one process"),
     distributed("distributed-celery", "the same build through Celery's workers"),
+    *dropin_cases(),
     verify(
         "verify-views",
         "blog posts through the WSGI handler, in turns with verify-checked",
@@ -220,6 +222,7 @@ GROUPS = {
         *(THIRDPARTY_GROUP, ALL),
     )
 }
+GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
 
 
 def run_by(run: str) -> tuple[str, ...]:

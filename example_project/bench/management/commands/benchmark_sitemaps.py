@@ -98,7 +98,10 @@ class Command(BaseCommand):
             "table were appended, deleted and updated; --runs times), 'distributed' "
             "(the --build-rows table into an S3 bucket from one process and through 2 "
             "Celery workers, in --runs pairs; Redis, moto's S3 server and the workers "
-            "started on 127.0.0.1 by the benchmark) and 'all'",
+            "started on 127.0.0.1 by the benchmark), 'dropin' (contrib's sitemap and "
+            "index views against django_sitemapkit.compat's, for a page, the index and a "
+            "conditional GET, a GenericSitemap and a hand-written class, in turns, with "
+            "their CPU seconds) and 'all'",
         )
         parser.add_argument(
             "--database",
