@@ -123,7 +123,13 @@ def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | N
     )
     sql, params = numbered.query.get_compiler(alias).as_sql()
     row, lastmod, rows = map(connection.ops.quote_name, (ROW_NUMBER, PAGE_LASTMOD, "rows"))
-    pages = f"SELECT ({row} - 1) / %s, MAX({lastmod}) FROM ({sql}) {rows} GROUP BY 1 ORDER BY 1"
+    # Each page is grouped by the number of its first row, n - n % size (n counted
+    # from 0), never by n / size: "/" divides integers exactly on MySQL and MariaDB
+    # (2 / 5 is 0.4000), so a division gave each row a group of its own there.
+    # The modulo is the backend's own spelling (MOD() on Oracle).
+    first = f"({row} - 1)"
+    modulo = connection.ops.combine_expression("%%", [first, "%s"])
+    pages = f"SELECT {first} - {modulo}, MAX({lastmod}) FROM ({sql}) {rows} GROUP BY 1 ORDER BY 1"
     # The converters the ORM applies to the column (SQLite keeps datetimes as text).
     expression = numbered.query.annotations[PAGE_LASTMOD]
     converters = [
