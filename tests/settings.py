@@ -74,4 +74,12 @@ def mysql() -> dict[str, Any]:
     }
 
 
+def named_database(name: str) -> dict[str, str]:
+    """The environment that makes a process started by a test use the database
+    ``name`` of the selected server (the test database, whose rows a
+    transactional test commits)."""
+    engine = os.environ.get("SITEMAPKIT_TEST_DATABASE", "sqlite")
+    return {"MYSQL_DATABASE" if engine == "mysql" else "PGDATABASE": name}
+
+
 DATABASES = {"default": database()}
