@@ -1077,7 +1077,7 @@ class MissingTable(ArticleSource):
 
 @pytest.mark.skipif(
     connection.vendor == "sqlite",
-    reason="needs PostgreSQL: sqlite3 reports a missing table as OperationalError,"
+    reason="PostgreSQL and MySQL: sqlite3 reports a missing table as OperationalError,"
     " as it does a lost connection",
 )
 def test_a_bug_in_a_query_stays_a_500_not_a_503(client: Client, sources: Sources) -> None:

@@ -62,9 +62,9 @@ def storage_lock(name: str, label: str) -> Iterator[None]:
     shares the ``default`` database, or for this machine on SQLite."""
     vendor = connections[DEFAULT_DB_ALIAS].vendor
     database = str(connections[DEFAULT_DB_ALIAS].settings_dict["NAME"])
-    digest = hashlib.blake2b(name.encode(), digest_size=8)
-    if vendor == "mysql":
-        digest = hashlib.blake2b(f"{name}\0{database}".encode(), digest_size=8)
+    # A GET_LOCK() name is the whole server's (see the module docstring).
+    scope = f"{name}\0{database}" if vendor == "mysql" else name
+    digest = hashlib.blake2b(scope.encode(), digest_size=8)
     if vendor not in LOCK_SQL:
         # The builds of one database keep apart: those of a file's, whichever
         # process runs them; an in-memory database is its process's alone.
