@@ -12,15 +12,24 @@ from contextlib import contextmanager
 from django.db import connections
 from testapp.models import Article
 
+#: The vendors (Django's ``connection.vendor``) whose sessions a test can end.
+SERVERS = ("postgresql", "mysql")
+
 
 def terminate_session(alias: str) -> None:
-    """PostgreSQL ends the session, as ``pg_terminate_backend()`` or a restart would."""
-    pid = connections[alias].connection.info.backend_pid
+    """The server ends the session, as a restart would: PostgreSQL's
+    ``pg_terminate_backend()``, MySQL's and MariaDB's ``KILL CONNECTION``."""
+    wrapper = connections[alias]
     killer = connections.create_connection(alias)
     try:
         with killer.cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-            assert cursor.fetchone() == (True,)
+            if wrapper.vendor == "postgresql":
+                cursor.execute(
+                    "SELECT pg_terminate_backend(%s)", [wrapper.connection.info.backend_pid]
+                )
+                assert cursor.fetchone() == (True,)
+            else:
+                cursor.execute("KILL CONNECTION %s", [wrapper.connection.thread_id()])
     finally:
         killer.close()
 
@@ -28,10 +37,12 @@ def terminate_session(alias: str) -> None:
 def break_connection(alias: str = "default") -> None:
     """Make the next fetch of the statement running on ``alias`` fail.
 
-    On PostgreSQL the session is terminated; on SQLite the running statement
-    is interrupted (``sqlite3_interrupt()``).
+    On PostgreSQL, MySQL and MariaDB the session is terminated; on SQLite the
+    running statement is interrupted (``sqlite3_interrupt()``). On MySQL a page's
+    rows are all in the client once its query has run (docs/databases.md): what
+    fails there is the next query of the page, not the next fetch.
     """
-    if connections[alias].vendor == "postgresql":
+    if connections[alias].vendor in SERVERS:
         terminate_session(alias)
     else:
         connections[alias].connection.interrupt()
@@ -41,11 +52,12 @@ def break_connection(alias: str = "default") -> None:
 def unreadable_articles(alias: str = "default") -> Iterator[None]:
     """The next query of the articles on ``alias`` fails, however it is made.
 
-    On PostgreSQL the session is terminated. The in-memory SQLite test
-    database is one shared cache, where a write that another connection has
-    not committed locks the table: a reader gets "database table is locked".
+    On PostgreSQL, MySQL and MariaDB the session is terminated. The in-memory
+    SQLite test database is one shared cache, where a write that another
+    connection has not committed locks the table: a reader gets "database
+    table is locked".
     """
-    if connections[alias].vendor == "postgresql":
+    if connections[alias].vendor in SERVERS:
         terminate_session(alias)
         yield
         return

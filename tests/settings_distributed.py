@@ -3,7 +3,7 @@ coordinator, the Celery workers and the ``db_worker`` processes all read them.
 
 Fifty URLs to a page, so a few hundred rows make several shards. What the
 processes share comes from the environment the test gives them: the database
-(an SQLite file, or on PostgreSQL the test database ``PGDATABASE`` names), the
+(an SQLite file, or on a server the test database, see ``named_database()``), the
 S3 server and bucket, and Redis.
 """
 

@@ -2,8 +2,8 @@
 
 Fifty URLs to a sitemap page, so a few thousand rows make dozens of files. The
 database is one every process shares: the SQLite file
-``SITEMAPKIT_TEST_SQLITE_FILE`` names, or on PostgreSQL the test database,
-which ``PGDATABASE`` names.
+``SITEMAPKIT_TEST_SQLITE_FILE`` names, or on a server the test database, which
+``settings.named_database()`` names.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ from kill_builds import (
 from kill_runner import generation_time
 from processes import TESTS, manage
 from pytest_django.live_server_helper import LiveServer
+from settings import named_database
 
 # 50 kills of a build under coverage.py on a loaded 2-core machine may take
 # more than the suite's 300 s; a hung build still fails it, later.
@@ -81,7 +82,7 @@ def shared_env(tmp_path: Path) -> dict[str, str]:
         assert migrated.returncode == 0, migrated.stderr
     else:
         # The test database, whose rows a transactional test commits.
-        env["PGDATABASE"] = connection.settings_dict["NAME"]
+        env |= named_database(connection.settings_dict["NAME"])
     return env
 
 

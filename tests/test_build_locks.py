@@ -39,6 +39,25 @@ def test_on_postgresql_the_lock_is_the_servers() -> None:
         assert cursor.fetchone() == (0,)
 
 
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "mysql", reason="MySQL and MariaDB: a GET_LOCK() name is the server's"
+)
+def test_on_mysql_the_lock_is_one_databases_not_the_whole_servers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with storage_lock("sitemaps", "storage 'sitemaps'"):
+        # Another database of the same server (every server has this one) builds
+        # to a storage of the same name: not this project's, it does not wait.
+        with monkeypatch.context() as patched:
+            patched.setitem(connection.settings_dict, "NAME", "information_schema")
+            with storage_lock("sitemaps", "storage 'sitemaps'"):
+                pass
+        with pytest.raises(BuildError) as raised, storage_lock("sitemaps", "storage 'sitemaps'"):
+            pass
+        assert str(raised.value) == BUSY
+
+
 # This test database's advisory locks only: a server shared with other test
 # processes (another environment's, or another xdist worker's) holds theirs.
 MINE = (

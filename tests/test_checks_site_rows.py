@@ -120,7 +120,21 @@ def test_w016_is_registered() -> None:
 # -- W017: two rows, one host ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("again", ["WWW.example.com", "www.example.com.", "www.example.com:443"])
+@pytest.mark.parametrize(
+    "again",
+    [
+        pytest.param(
+            "WWW.example.com",
+            marks=pytest.mark.skipif(
+                connection.vendor == "mysql",
+                reason="SQLite and PostgreSQL: MySQL's case-insensitive collation makes"
+                " Site.domain's unique index refuse this row",
+            ),
+        ),
+        "www.example.com.",
+        "www.example.com:443",
+    ],
+)
 def test_w017_two_rows_with_one_host(again: str) -> None:
     rows("www.example.com", "shop.example.com", again)
     assert check() == [

@@ -72,7 +72,7 @@ def pool(
     client = s3_server.client()
     bucket = f"sitemapkit-{uuid.uuid4().hex[:16]}"
     client.create_bucket(Bucket=bucket)
-    # On PostgreSQL, the test database (django_db_setup named it).
+    # On a server, the test database (django_db_setup named it).
     database = None if connection.vendor == "sqlite" else connection.settings_dict["NAME"]
     each = Pool(
         pool_env(redis_server, s3_server.storage(bucket), tmp, database), s3_server, bucket, tmp

@@ -173,7 +173,8 @@ def test_a_later_page_reads_its_rows_without_an_offset() -> None:
         rows = page_rows(plan, 3)
     assert [pk_reader(plan)(row) for row in rows] == expected_pages(source)[2]
     # A seek reads only the key, by offset; the rows are read from that key on.
-    assert [("OFFSET" in query["sql"], '"slug"' in query["sql"]) for query in queries] == [
+    slug = connection.ops.quote_name("slug")
+    assert [("OFFSET" in query["sql"], slug in query["sql"]) for query in queries] == [
         (True, False),
         (False, True),
     ]

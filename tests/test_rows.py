@@ -374,7 +374,7 @@ def test_a_session_in_another_time_zone_keeps_django_s_loader() -> None:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(
     connection.vendor == "sqlite",
-    reason="needs PostgreSQL: Django never closes an in-memory SQLite database",
+    reason="PostgreSQL and MySQL: Django never closes an in-memory SQLite database",
 )
 def test_rows_left_open_when_the_connection_is_closed_are_dropped_quietly() -> None:
     # Found by the load run: under ASGI, Django closes the connection of a

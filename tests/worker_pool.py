@@ -25,6 +25,7 @@ from typing import Any
 from built_sets import snapshot, without_times
 from processes import TESTS, manage
 from s3_endpoint import empty_bucket
+from settings import named_database
 
 ROWS = 600  # 12 shards of 50 rows (tests/settings_distributed.py), and the pages
 
@@ -215,5 +216,5 @@ def pool_env(
         env["SITEMAPKIT_TEST_SQLITE_FILE"] = str(tmp / "db.sqlite3")
     else:
         # The test database, whose rows a transactional test commits.
-        env["PGDATABASE"] = database
+        env |= named_database(database)
     return env

@@ -7,7 +7,10 @@ storage's lock is held by the database every machine shares: a PostgreSQL
 advisory lock, or MySQL's ``GET_LOCK()``. Both are the server's, released
 when the connection that holds them closes, so a coordinator that dies never
 leaves a stale lock. SQLite is one machine's database, so ``flock()`` is as
-good there.
+good there. PostgreSQL keeps advisory locks per database; a ``GET_LOCK()``
+name is one for the whole server, so on MySQL the database's name is part of
+it: two projects (or a project's staging and production) sharing a server
+never wait for each other.
 """
 
 from __future__ import annotations
@@ -58,11 +61,13 @@ def storage_lock(name: str, label: str) -> Iterator[None]:
     """Hold the lock called ``name`` (a storage and a prefix) for every machine that
     shares the ``default`` database, or for this machine on SQLite."""
     vendor = connections[DEFAULT_DB_ALIAS].vendor
-    digest = hashlib.blake2b(name.encode(), digest_size=8)
+    database = str(connections[DEFAULT_DB_ALIAS].settings_dict["NAME"])
+    # A GET_LOCK() name is the whole server's (see the module docstring).
+    scope = f"{name}\0{database}" if vendor == "mysql" else name
+    digest = hashlib.blake2b(scope.encode(), digest_size=8)
     if vendor not in LOCK_SQL:
         # The builds of one database keep apart: those of a file's, whichever
         # process runs them; an in-memory database is its process's alone.
-        database = str(connections[DEFAULT_DB_ALIAS].settings_dict["NAME"])
         if database == ":memory:" or "mode=memory" in database:
             database += f"\0{os.getpid()}"
         local = hashlib.blake2b(f"{name}\0{database}".encode(), digest_size=8)

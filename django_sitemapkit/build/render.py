@@ -92,8 +92,12 @@ def write_document(
 @contextmanager
 def one_snapshot(alias: str | None) -> Iterator[None]:
     """One transaction around a shard's stats and its rows, so that the stats recorded
-    describe the rows rendered: PostgreSQL's (a replica's too) in ``REPEATABLE READ``,
-    MySQL's InnoDB in its default, which is that level.
+    describe the rows rendered, in ``REPEATABLE READ``: PostgreSQL's (a replica's too),
+    MySQL's and MariaDB's InnoDB. Django connects to MySQL in ``READ COMMITTED``
+    (its ``isolation_level`` option), where each statement would see the rows
+    committed before it: the level is set for this transaction, before its first
+    statement (``SET TRANSACTION`` applies to the next one, and is refused in one
+    under way).
 
     On PostgreSQL it also makes the rows stream: outside a transaction, Django
     declares its server-side cursors ``WITH HOLD``, and PostgreSQL then computes
@@ -113,7 +117,7 @@ def one_snapshot(alias: str | None) -> Iterator[None]:
         yield
         return
     with transaction.atomic(using=alias):
-        if connection.vendor == "postgresql":
+        if connection.vendor in ("postgresql", "mysql"):
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         yield
@@ -164,32 +168,37 @@ def render_shard(
     rendered = RenderedShard(job)
     tally = Tally()
     watch = Watch.of(site)
-    with one_snapshot(plan.database):
-        rendered.stats = shard_stats(plan, job)
-        chunks = shard_chunks(plan, job, tally)
-        if progress is not None:
-            chunks = reported(chunks, lambda: progress(plan.section, tally.rows))
-        try:
-            for index, page_chunks in groupby(chunks, key=lambda p: p[0]):
-                runs = written(plan, job.page + index, (chunk for _, chunk in page_chunks), tally)
-                if watch is not None:
-                    runs = watch.watched(runs, job.page + index)
-                write_page_files(
-                    plan,
-                    fitting(runs, plan.section, plan.document, tally),
-                    staging,
-                    options,
-                    rendered,
-                )
-        except BuildError:
-            raise
-        except Exception as exc:
-            raise BuildError(
-                f"Section {plan.section!r} failed after {tally.rows:,} rows: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
-        finally:
-            close_iterator(chunks)
+    try:
+        # The snapshot's end is inside: on MySQL a page's rows are all in the client
+        # once its query has run (docs/databases.md), so a lost connection can show
+        # only at the commit, and it fails this section like any other read.
+        with one_snapshot(plan.database):
+            rendered.stats = shard_stats(plan, job)
+            chunks = shard_chunks(plan, job, tally)
+            if progress is not None:
+                chunks = reported(chunks, lambda: progress(plan.section, tally.rows))
+            try:
+                for index, page_chunks in groupby(chunks, key=lambda p: p[0]):
+                    page = job.page + index
+                    runs = written(plan, page, (chunk for _, chunk in page_chunks), tally)
+                    if watch is not None:
+                        runs = watch.watched(runs, page)
+                    write_page_files(
+                        plan,
+                        fitting(runs, plan.section, plan.document, tally),
+                        staging,
+                        options,
+                        rendered,
+                    )
+            finally:
+                close_iterator(chunks)
+    except BuildError:
+        raise
+    except Exception as exc:
+        raise BuildError(
+            f"Section {plan.section!r} failed after {tally.rows:,} rows: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
     if watch is not None:
         watch.warn(plan.section)
     rendered.rows = tally.rows

@@ -30,6 +30,7 @@ from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionSta
 # and of the one that counts the rows of each day.
 ROW_NUMBER = "_sitemapkit_row"
 PAGE_LASTMOD = "_sitemapkit_lastmod"
+PAGE = "_sitemapkit_page"
 DAY, DAY_ROWS = "_sitemapkit_day", "_sitemapkit_day_rows"
 #: Sections whose page lastmods are kept (least recently used first out).
 CACHED_SECTIONS = 256
@@ -122,8 +123,23 @@ def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | N
         .values(ROW_NUMBER, PAGE_LASTMOD)
     )
     sql, params = numbered.query.get_compiler(alias).as_sql()
-    row, lastmod, rows = map(connection.ops.quote_name, (ROW_NUMBER, PAGE_LASTMOD, "rows"))
-    pages = f"SELECT ({row} - 1) / %s, MAX({lastmod}) FROM ({sql}) {rows} GROUP BY 1 ORDER BY 1"
+    row, lastmod, page, rows, pages = map(
+        connection.ops.quote_name, (ROW_NUMBER, PAGE_LASTMOD, PAGE, "rows", "pages")
+    )
+    # Each page is grouped by the number of its first row, n - n % size (n counted
+    # from 0), never by n / size: "/" divides integers exactly on MySQL and MariaDB
+    # (2 / 5 is 0.4000), so a division gave each row a group of its own there.
+    # The modulo is the backend's own spelling (MOD() on Oracle), and the group is
+    # a column of a derived table: "GROUP BY 1" is a constant on Oracle, and an
+    # expression repeated with its parameter is not one expression to a server
+    # that binds parameters itself (psycopg's server_side_binding).
+    number = f"({row} - 1)"
+    first = f"{number} - {connection.ops.combine_expression('%%', [number, '%s'])}"
+    numbered_pages = f"SELECT {first} AS {page}, {lastmod} FROM ({sql}) {rows}"
+    grouped = (
+        f"SELECT {page}, MAX({lastmod}) FROM ({numbered_pages}) {pages} "
+        f"GROUP BY {page} ORDER BY {page}"
+    )
     # The converters the ORM applies to the column (SQLite keeps datetimes as text).
     expression = numbered.query.annotations[PAGE_LASTMOD]
     converters = [
@@ -131,7 +147,7 @@ def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | N
         *expression.get_db_converters(connection),
     ]
     with connection.cursor() as cursor:
-        cursor.execute(pages, (pager.page_size, *params))
+        cursor.execute(grouped, (pager.page_size, *params))
         for _, value in cursor.fetchall():
             for converter in converters:
                 value = converter(value, expression, connection)
