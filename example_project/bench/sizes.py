@@ -13,6 +13,9 @@ PAGE_MAX = 50_000
 VERIFY_URLS = 300
 # The pages of the Wagtail site the third-party cases serve (bench/wagtail_cases.py).
 WAGTAIL_PAGES = 10_000
+# The django CMS pages of the drop-in's CMSSitemap cases (bench/cms_cases.py): a home and
+# its children, made with django CMS's own API.
+CMS_PAGES = 2_000
 
 
 @dataclass

@@ -49,8 +49,8 @@ from bench.specs import (
     serving,
     sites,
     verify,
-    wagtail,
 )
+from bench.thirdparty_specs import thirdparty_cases
 
 SERVING = "bench.serving_cases"
 COMPAT_MODULE = "bench.compat_cases"
@@ -207,10 +207,7 @@ CASES: tuple[CaseSpec, ...] = (
         "bench.verify_cases:verify_case",
         args=(True,),
     ),
-    # Third-party packages: each package's cases share the start of their names, and
-    # run in turns (another of Wagtail's, or django CMS's, goes beside these).
-    wagtail("wagtail-contrib", "wagtail.contrib.sitemaps' view of 10,000 pages", "contrib_case"),
-    wagtail("wagtail-native", "the same pages from this package's WagtailSource", "native_case"),
+    *thirdparty_cases(),  # Wagtail's, django CMS's: bench/thirdparty_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
