@@ -21,6 +21,7 @@ from django.core.paginator import EmptyPage, PageNotAnInteger
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 
+from django_sitemapkit.compat.known_lastmods import aggregated_lastmods
 from django_sitemapkit.compat.served import given_site, instance
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sources.pages import LastmodValue
@@ -150,8 +151,12 @@ class ContribClass:
 
     def item_pass(self, chunk_size: int) -> tuple[int, LastmodValue | None]:
         """How many items there are, and the newest ``lastmod(item)`` of those with one,
-        read a chunk at a time."""
+        read a chunk at a time, or from one aggregate where the class is known to
+        read its date from columns (compat/known_lastmods.py)."""
         items, lastmod = self.items, self.site.lastmod
+        aggregated = aggregated_lastmods(self.site, items)
+        if aggregated is not None:
+            return aggregated
         rows = items.iterator(chunk_size) if isinstance(items, QuerySet) else iter(items)
         count = 0
 
