@@ -27,12 +27,11 @@ from django.contrib.sitemaps import Sitemap
 from django.core.management import call_command
 from django.db import connections
 from django.db.models import QuerySet
-from django.http import HttpResponseBase, StreamingHttpResponse
 from django.test import override_settings
 from django.urls import reverse
 
 from bench.build_cases import BuildCase
-from bench.measuring import Case, Outcome, Sink, consume, streamed
+from bench.measuring import Case, Outcome, Sink, consume, read_whole, streamed
 from bench.models import Page
 from bench.serving_cases import ContribServe
 from bench.sizes import PAGE_MAX, Plan
@@ -92,29 +91,6 @@ class DropinServe:
         started = time.perf_counter()
         response = self.view(self.request, sitemaps=self.sitemaps, section="bench")
         return read_whole(response, Sink(started, check))
-
-
-def read_whole(response: HttpResponseBase, sink: Sink) -> Outcome:
-    """Read any 200 answer to its end: a stream chunk by chunk (and closed), anything
-    else (a TemplateResponse rendered first) in one piece, whose first byte
-    leaves only when the whole document is ready."""
-    if response.status_code != 200:
-        response.close()
-        raise RuntimeError(f"The sitemap view answered {response.status_code}, not 200.")
-    if isinstance(response, StreamingHttpResponse):
-        return consume(response, sink)
-    try:
-        render = getattr(response, "render", None)
-        if render is not None:
-            render()
-        content: bytes = response.content  # type: ignore[attr-defined]
-    finally:
-        response.close()
-    seconds = time.perf_counter() - sink.started
-    sink.take(content)
-    outcome = sink.outcome(seconds)
-    outcome.ttfb = seconds
-    return outcome
 
 
 def register_bench_sitemap(page_size: int) -> list[type[Any]]:

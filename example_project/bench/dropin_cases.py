@@ -22,7 +22,7 @@ from typing import Any
 from django.http import HttpResponseBase
 
 from bench.compat_cases import bench_sitemap_class
-from bench.measuring import SITEMAP_TAG, URL_TAG, Case, Outcome, Sink
+from bench.measuring import SITEMAP_TAG, URL_TAG, Case, Outcome, Sink, read_whole
 from bench.sizes import Plan
 from bench.sources import contrib_sitemap, make_request, warm_process
 from bench.specs import DROPIN_INDEX_LIMIT as INDEX_LIMIT
@@ -88,20 +88,8 @@ def tag(document: str) -> bytes:
 
 
 def read(response: HttpResponseBase, sink: Sink) -> Outcome:
-    """Any answer of the two views read whole, as a server sends it: a 200's body (a
-    TemplateResponse rendered first), or a 304's headers alone."""
-    if response.status_code not in (200, 304):
-        raise RuntimeError(f"The sitemap view answered {response.status_code}.")
-    render = getattr(response, "render", None)
-    if render is not None:
-        render()
-    content: bytes = b"".join(response)  # type: ignore[arg-type]
-    response.close()
-    seconds = time.perf_counter() - sink.started
-    sink.take(content)
-    outcome = sink.outcome(seconds)
-    outcome.ttfb = seconds
-    return outcome
+    """Any answer of the two views read whole: a 200's body, or a 304's headers alone."""
+    return read_whole(response, sink, (200, 304))
 
 
 def view_request(plan: Plan, view: str, document: str, sitemap: str) -> Case:

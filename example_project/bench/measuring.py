@@ -130,6 +130,32 @@ def consume(response: StreamingHttpResponse, sink: Sink) -> Outcome:
     return sink.outcome(time.perf_counter() - sink.started)
 
 
+def read_whole(
+    response: HttpResponseBase, sink: Sink, statuses: tuple[int, ...] = (200,)
+) -> Outcome:
+    """Read any answer with one of ``statuses`` to its end, as a server sends it: a
+    stream chunk by chunk (and closed); anything else (a TemplateResponse rendered
+    first) in one piece, whose first byte leaves only when the whole document is
+    ready (a 304: its headers alone)."""
+    if response.status_code not in statuses:
+        response.close()
+        raise RuntimeError(f"The sitemap view answered {response.status_code}.")
+    if isinstance(response, StreamingHttpResponse):
+        return consume(response, sink)
+    try:
+        render = getattr(response, "render", None)
+        if render is not None:
+            render()
+        content: bytes = b"".join(response)  # type: ignore[arg-type]
+    finally:
+        response.close()
+    seconds = time.perf_counter() - sink.started
+    sink.take(content)
+    outcome = sink.outcome(seconds)
+    outcome.ttfb = seconds
+    return outcome
+
+
 def measure_time(case: Case, runs: int) -> dict[str, Any]:
     case.setup()
     # Untimed: fills the caches (pages of the database file, compiled

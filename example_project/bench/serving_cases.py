@@ -11,7 +11,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from bench.measuring import SITEMAP_TAG, Case, Outcome, Sink, consume, streamed
+from bench.measuring import SITEMAP_TAG, Case, Outcome, Sink, consume, read_whole, streamed
 from bench.sizes import PAGE_MAX, Plan
 from bench.sources import (
     BenchSource,
@@ -47,16 +47,8 @@ class ContribServe:
 
     def run(self, check: bool) -> Outcome:
         started = time.perf_counter()
-        response: Any = self.view(self.request, sitemaps=self.sitemaps, section="bench")
-        response.render()
-        content: bytes = response.content
-        seconds = time.perf_counter() - started
-        sink = Sink(started, check)
-        sink.take(content)
-        outcome = sink.outcome(seconds)
-        # Not streamed: the first byte leaves when the whole document is ready.
-        outcome.ttfb = seconds
-        return outcome
+        response = self.view(self.request, sitemaps=self.sitemaps, section="bench")
+        return read_whole(response, Sink(started, check))
 
 
 class OursServe:

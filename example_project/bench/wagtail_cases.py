@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import time
 import uuid
-from typing import Any
 from urllib.parse import urlsplit
 
 from django.contrib.contenttypes.models import ContentType
@@ -27,7 +26,7 @@ from django_sitemapkit import register, registry
 from django_sitemapkit.wagtail import WagtailSource
 from wagtail.models import Locale, Page, Site
 
-from bench.measuring import Outcome, Sink, consume, streamed
+from bench.measuring import Outcome, Sink, consume, read_whole, streamed
 from bench.sizes import WAGTAIL_PAGES, Plan
 from bench.sources import base_url, make_request
 
@@ -142,16 +141,7 @@ class ContribWagtail:
     def run(self, check: bool) -> Outcome:
         request = make_request("/wagtail-sitemap.xml")
         started = time.perf_counter()
-        response: Any = self.view(request)
-        response.render()
-        content: bytes = response.content
-        seconds = time.perf_counter() - started
-        sink = Sink(started, check)
-        sink.take(content)
-        outcome = sink.outcome(seconds)
-        # Not streamed: the first byte leaves when the whole document is ready.
-        outcome.ttfb = seconds
-        return outcome
+        return read_whole(self.view(request), Sink(started, check))
 
 
 def native_case(plan: Plan) -> NativeWagtail:
