@@ -279,7 +279,8 @@ def test_the_index_reads_a_lastmod_methods_items_in_one_query(
     # The articles' count, then their seven items at once (the generic section's
     # count and Max follow).
     assert "COUNT(*)" in selects[0]
-    assert selects[1].endswith('ORDER BY "testapp_article"."id" ASC LIMIT 7')
+    key = f"{connection.ops.quote_name('testapp_article')}.{connection.ops.quote_name('id')}"
+    assert selects[1].endswith(f"ORDER BY {key} ASC LIMIT 7")
     assert [sql for sql in selects if "LIMIT" in sql] == [selects[1]]
 
 
