@@ -6,9 +6,9 @@ time. ``hosts.py`` chooses among them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
@@ -199,10 +199,18 @@ def framework_sites() -> tuple[list[SitemapSite], list[UnusableSite]]:
     """Every ``Site`` row's site, read now, and the problem of each that has none."""
     from django.contrib.sites.models import Site
 
+    return sites_of(Site.objects.order_by("pk"), framework_site)
+
+
+def sites_of(
+    rows: Iterable[Any], site: Callable[[Any], SitemapSite]
+) -> tuple[list[SitemapSite], list[UnusableSite]]:
+    """The site ``site()`` makes of each row (a ``Site``, a Wagtail ``Site``), and the
+    problem of each row it refuses."""
     found, unusable = [], []
-    for row in Site.objects.order_by("pk"):
+    for row in rows:
         try:
-            found.append(framework_site(row))
+            found.append(site(row))
         except UnusableSite as exc:
             unusable.append(exc)
     return found, unusable

@@ -18,7 +18,13 @@ from django.core.exceptions import ImproperlyConfigured
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.sites.base_urls import Origin, base_url_problem
-from django_sitemapkit.sites.configured import HostKey, SitemapSite, authority_name, matching
+from django_sitemapkit.sites.configured import (
+    HostKey,
+    SitemapSite,
+    authority_name,
+    matching,
+    sites_of,
+)
 from django_sitemapkit.sites.framework import UnusableSite
 
 if TYPE_CHECKING:
@@ -63,13 +69,7 @@ def wagtail_sites() -> tuple[list[SitemapSite], list[UnusableSite]]:
     """Every Wagtail ``Site``'s site, read now, and the problem of each that has none."""
     from wagtail.models import Site
 
-    found, unusable = [], []
-    for row in Site.objects.order_by("pk"):
-        try:
-            found.append(wagtail_site(row))
-        except UnusableSite as exc:
-            unusable.append(exc)
-    return found, unusable
+    return sites_of(Site.objects.order_by("pk"), wagtail_site)
 
 
 def wagtail_site_for(host: str, port: int | None) -> SitemapSite | None:
