@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django_sitemapkit.changes import changed
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import News, Related, Restriction, Video
 from django_sitemapkit.registry import register, registry
@@ -19,6 +20,7 @@ __all__ = [
     "StaticPage",
     "StaticSource",
     "Video",
+    "changed",
     "register",
     "registry",
 ]

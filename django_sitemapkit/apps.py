@@ -16,6 +16,12 @@ class SitemapkitConfig(AppConfig):
 
         # Like the admin: every installed app's sitemaps.py registers its sources.
         autodiscover_modules("sitemaps")
+        from django_sitemapkit.changes.capture import install
+        from django_sitemapkit.conf import conf
+
+        if conf.CHANGES is not None:
+            # Each committed save or delete of a row a section reads is recorded.
+            install()
         checks.register(sitemap_checks.check_settings)
         checks.register(sitemap_checks.check_site_settings)
         checks.register(sitemap_checks.check_sources)
@@ -26,6 +32,7 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_indexnow)
         checks.register(sitemap_checks.check_distributed)
         checks.register(sitemap_checks.check_robots)
+        checks.register(sitemap_checks.check_changes)
         # It asks the project for robots.txt and reads rows: only at deploy time.
         checks.register(sitemap_checks.check_robots_txt, deploy=True)
         checks.register(sitemap_checks.check_indexnow_route, checks.Tags.urls)

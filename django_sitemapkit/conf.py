@@ -39,6 +39,8 @@ SMALLEST_MAX_BYTES = 1_024
 SERVE_CHOICES = ("database", "files", "files-or-database")
 #: Values of ``SITEMAPKIT_SITE_SCHEME``.
 SITE_SCHEMES = ("https", "http")
+#: Values of ``SITEMAPKIT_CHANGES`` besides ``None``.
+CHANGES_CHOICES = ("record", "celery", "tasks")
 #: Values of ``SITEMAPKIT_ROBOTS`` besides ``None``.
 ROBOTS_ACTIONS = ("warn", "exclude")
 
@@ -197,6 +199,23 @@ class Settings:
         "Seconds one build's IndexNow submission may take in all, retries and waits included.",
         Seconds(),
     )
+    # -- fresh on commit (docs/changes.md) --
+    CHANGES: Setting[str | None] = Setting(
+        "str | None",
+        None,
+        "Record each committed change to the rows the sections read: `None` records none, "
+        '`"record"` records them for `build_sitemaps --changed`, `"celery"` and `"tasks"` also '
+        "send a refresh task on that engine.",
+        Choice(CHANGES_CHOICES, or_none=True),
+    )
+    CHANGES_DELAY: Setting[datetime.timedelta] = Setting(
+        "datetime.timedelta",
+        datetime.timedelta(seconds=10),
+        "How long a refresh task waits after the first change it applies, so that the "
+        "changes of that time are applied together.",
+        Duration(allows_zero=True),
+    )
+    # -- end of fresh on commit --
     DATABASE: Setting[str | None] = Setting(
         "str | None",
         None,

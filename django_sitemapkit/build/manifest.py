@@ -12,16 +12,15 @@ compare against it.
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 import hashlib
 import importlib.metadata
 import json
-import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from django_sitemapkit.names import GZIP_SUFFIX
+from django_sitemapkit.sources.json_values import encode
 from django_sitemapkit.sources.ranges import Key, RangeStats
 
 #: 2: each file's record has the SHA-256 of its gzip sibling too. 3: and its date in
@@ -30,28 +29,6 @@ FORMAT = 3
 #: The largest manifest a build reads: a set at the index's ceiling of 50,000 files
 #: is about 23 MB of it (450 bytes a shard), with room for long keys.
 MOST_BYTES = 64 * 2**20
-# A key or a lastmod is any value a database column gives: JSON has no dates,
-# decimals or UUIDs, so those are written as {"type": "text"} and read back.
-TAGGED: dict[str, Any] = {
-    "datetime": dt.datetime.fromisoformat,
-    "date": dt.date.fromisoformat,
-    "time": dt.time.fromisoformat,
-    "decimal": decimal.Decimal,
-    "uuid": uuid.UUID,
-}
-
-
-def encode(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    for tag, kind in (("datetime", dt.datetime), ("date", dt.date), ("time", dt.time)):
-        if isinstance(value, kind):
-            return {tag: value.isoformat()}
-    if isinstance(value, decimal.Decimal):
-        return {"decimal": str(value)}
-    if isinstance(value, uuid.UUID):
-        return {"uuid": str(value)}
-    raise TypeError(f"a key or lastmod of type {type(value).__name__} cannot be recorded")
 
 
 def encode_stats(stats: RangeStats) -> dict[str, Any]:

@@ -24,12 +24,7 @@ from typing import Any
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.fingerprints import section_fingerprint, settings_fingerprint
 from django_sitemapkit.build.integrity import Inspection, damaged_sections
-from django_sitemapkit.build.manifest import (
-    TAGGED,
-    Manifest,
-    Shard,
-    encode_stats,
-)
+from django_sitemapkit.build.manifest import Manifest, Shard, encode_stats
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.reading import misfit, read_manifest, set_aside
 from django_sitemapkit.conf import conf
@@ -37,6 +32,7 @@ from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import page_filename, page_number
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
+from django_sitemapkit.sources.json_values import TAGGED
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import Key, range_stats, starts
 from django_sitemapkit.values import Horizon, format_lastmod

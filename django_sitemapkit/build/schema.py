@@ -20,10 +20,11 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from django_sitemapkit.build.manifest import TAGGED, ManifestFile, encode
+from django_sitemapkit.build.manifest import ManifestFile
 from django_sitemapkit.conf import MAX_BYTES, MAX_URLS
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.names import PAGE_FILENAME
+from django_sitemapkit.sources.json_values import TAGGED, encode
 from django_sitemapkit.values import format_lastmod, parse_lastmod, utc_instant
 
 #: A row count: a database's signed 64-bit integer.

@@ -45,12 +45,15 @@ points below. Ids are never reused; docs/checks.md lists every one.
   route of the key file (W022, W023);
 - ``distributed``: the settings of distributed builds and of the database the rows
   are read from (E048-E053);
+- ``changes``: the ``SITEMAPKIT_CHANGES*`` settings (E110, E111), each source's
+  ``depends_on`` (E112), and a source whose model the capture cannot tell (W060);
 - ``robots``: the ``SITEMAPKIT_ROBOTS*`` settings (E070-E073, W033), and, with
   ``check --deploy``, each site's robots.txt against its sitemap (W030-W032).
 """
 
 from __future__ import annotations
 
+from django_sitemapkit.checks.changes import check_changes
 from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.compat_classes import (
     check_dropin_cms_site_id,
@@ -69,6 +72,7 @@ from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
 __all__ = [
+    "check_changes",
     "check_compat_templates",
     "check_discovery",
     "check_distributed",

@@ -122,6 +122,18 @@ FINDINGS = {
         hint="Set SITEMAPKIT_INDEXNOW_DEADLINE to a number of seconds such as 60 (the "
         "default), or remove it.",
     ),
+    # -- fresh on commit --
+    "CHANGES": Finding(
+        id="sitemapkit.E110",
+        hint="Set SITEMAPKIT_CHANGES = 'record' to record changes for build_sitemaps "
+        "--changed, 'celery' or 'tasks' to refresh on that engine too, or None (the default).",
+        expected="None, 'record', 'celery' or 'tasks'",
+    ),
+    "CHANGES_DELAY": Finding(
+        id="sitemapkit.E111",
+        hint="Set it to a datetime.timedelta such as timedelta(seconds=10), or remove it.",
+    ),
+    # -- end of fresh on commit --
     "QUEUE": Finding(
         id="sitemapkit.E049",
         hint="Set it to the name of the queue the shards' workers consume (Celery's, "

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django_sitemapkit.build.manifest import encode
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import ShardJob
 from django_sitemapkit.build.render import staged_name
@@ -37,6 +36,7 @@ from django_sitemapkit.build.schema import (
 from django_sitemapkit.conf import MAX_URLS
 from django_sitemapkit.distributed.signing import signed, verified
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.sources.json_values import encode
 from django_sitemapkit.sources.ranges import Key
 
 #: Changed whenever a job or a result changes shape: a worker of another

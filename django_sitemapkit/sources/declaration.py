@@ -46,6 +46,7 @@ QUERYSET_DECLARED = (
     "raw_rows",
     "noindex",
     "canonical",
+    "depends_on",
 )
 STATIC_DECLARED = ("urls",)
 #: The methods the engine calls; a subclass overrides them with methods.
@@ -135,6 +136,10 @@ class SitemapSource(BaseSource):
     #: A text field path: a row whose value is set (neither NULL nor "") and is not the
     #: row's own location (absolute, or its path) is not listed.
     canonical: ClassVar[str | None] = None
+    #: The other models the entries read, each with the lookup from this source's model
+    #: to it (``{Comment: "comments"}``): with ``SITEMAPKIT_CHANGES``, a save or delete
+    #: of one of their rows marks the rows of this source that reach it as changed.
+    depends_on: ClassVar[Mapping[Any, str]] = {}
 
     def get_queryset(self) -> models.QuerySet[Any]:
         """The rows to list: a fresh clone of ``queryset`` (override to compute it)."""

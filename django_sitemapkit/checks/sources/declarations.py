@@ -40,6 +40,7 @@ CHECKED_ELSEWHERE = {
     "news": "sitemapkit.E029",
     "noindex": "sitemapkit.E065",
     "canonical": "sitemapkit.E066",
+    "depends_on": "sitemapkit.E112",
 }
 
 
