@@ -144,6 +144,21 @@ def follow_rows(
             rows.append((follow.target, then, None))
         return rows
     now_values = {name: getattr(instance, name) for name in follow.kept}
+    rows = own_rows(instance, follow, kept, now_values, created, gone)
+    cascade = follow.cascade
+    if cascade is not None and not (created or gone) and (kept is None or cascade(instance, kept)):
+        rows.append((follow.target, None, None))
+    return rows
+
+
+def own_rows(
+    instance: models.Model,
+    follow: Follow,
+    kept: dict[str, Any] | None,
+    now_values: dict[str, Any],
+    created: bool,
+    gone: bool,
+) -> list[Row]:
     if gone:
         where = kept if kept is not None else now_values
         return [(follow.target, instance.pk, where or None)]

@@ -16,7 +16,7 @@ order is recorded from where it was.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,17 @@ class Follow:
     #: The attributes whose values when loaded are kept: the section keys' columns
     #: (of the instance's own rows), or ``link``.
     kept: tuple[str, ...]
+    #: Whether a save of the instance, given what was kept, changes other rows'
+    #: entries too (``CASCADES``): then every row of the model is recorded.
+    cascade: Callable[[models.Model, dict[str, Any]], bool] | None = None
+
+
+#: ``(class, columns, reaches)`` of the engine's own source classes whose rows'
+#: locations derive from other rows' (a Wagtail page's URL from its parent's):
+#: ``columns`` are kept when loaded, and ``reaches(instance, kept)`` says whether
+#: a save changed other rows' entries. Registered by the module that defines the
+#: class (``wagtail/changes.py``), so that this one imports none of them.
+CASCADES: list[tuple[type, tuple[str, ...], Callable[[models.Model, dict[str, Any]], bool]]] = []
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,8 @@ class Watch:
         found = self.follows.setdefault(concrete(model), [])
         same = [f for f in found if (f.target, f.link) == (follow.target, follow.link)]
         if same:
-            merged = Follow(follow.target, follow.link, (*same[0].kept, *follow.kept))
+            kept = tuple(dict.fromkeys((*same[0].kept, *follow.kept)))
+            merged = Follow(follow.target, follow.link, kept, same[0].cascade or follow.cascade)
             found[found.index(same[0])] = merged
         else:
             found.append(follow)
@@ -185,7 +197,11 @@ def compile_watch() -> Watch:
             and attname != model._meta.pk.attname
         )
         target = label(model)
-        watch.add(model, Follow(target, None, columns))
+        cascade = None
+        for base, more, reaches in CASCADES:
+            if isinstance(source, base):
+                columns, cascade = (*columns, *more), reaches
+        watch.add(model, Follow(target, None, columns, cascade))
         through: dict[str, str] = {}
         for related, lookup in dependencies(model, declaration).items():
             other = related_model(related)

@@ -6,4 +6,8 @@ from __future__ import annotations
 
 from django_sitemapkit.wagtail.source import WagtailSource
 
+# What a page's change records besides its row (SITEMAPKIT_CHANGES): registered here,
+# once the class is defined.
+from django_sitemapkit.wagtail import changes  # noqa: F401  # isort: skip
+
 __all__ = ["WagtailSource"]
