@@ -5,7 +5,7 @@ URLs that changed, and the refresh reads only the shards the records touch."""
 from __future__ import annotations
 
 import datetime as dt
-import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 from factories import bulk_articles
 from indexnow_endpoint import Endpoint
-from sitemap_xml import parse_index, parse_urlset
+from sitemap_xml import fetch, parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
@@ -64,15 +64,13 @@ def project(sources: Sources, endpoint: Endpoint, out: Path) -> Iterator[Endpoin
 def served() -> dict[str, list[str]]:
     """Each page the views serve from the files, with the URLs it lists."""
     client = Client()
-    response = client.get("/sitemap.xml")
-    assert response.status_code == 200
+    status, index, _ = fetch(client, "/sitemap.xml")
+    assert status == 200
     pages = {}
-    for loc, _ in parse_index(b"".join(response.streaming_content)):
-        page = client.get(loc.removeprefix(SITE))
-        assert page.status_code == 200
-        pages[loc.removeprefix(f"{SITE}/")] = [
-            url.loc for url in parse_urlset(b"".join(page.streaming_content))
-        ]
+    for loc, _ in parse_index(index):
+        status, page, _ = fetch(client, loc.removeprefix(SITE))
+        assert status == 200
+        pages[loc.removeprefix(f"{SITE}/")] = [url.loc for url in parse_urlset(page)]
     return pages
 
 
@@ -88,6 +86,16 @@ def changed(**options: object) -> tuple[str, str, int]:
     return outcome("build_sitemaps", changed=True, **options)
 
 
+def sections(stdout: str) -> list[str]:
+    """The lines of the sections a run printed (the progress lines of a build)."""
+    return [line for line in stdout.splitlines() if " shard(s) rendered (" in line]
+
+
+def rendered(stdout: str) -> list[str]:
+    """Each section and how many of its shards a run rendered."""
+    return [line.split(" (")[0].split(", ", 1)[1] for line in sections(stdout)]
+
+
 def test_an_update_of_a_slug_reaches_the_served_files_and_indexnow(project: Endpoint) -> None:
     article = Article.objects.get(title="ab")
     old = article.slug
@@ -95,6 +103,12 @@ def test_an_update_of_a_slug_reaches_the_served_files_and_indexnow(project: Endp
     article.save()
     stdout, stderr, code = changed()
     assert (stderr, code) == ("", 0)
+    # One shard of each section read and rendered again; the static pages never.
+    assert rendered(stdout) == [
+        "1 of 3 shard(s) rendered",
+        "1 of 3 shard(s) rendered",
+        "0 of 1 shard(s) rendered",
+    ]
     pages = served()
     assert loc("renamed") in pages["sitemap-articles-1.xml"]
     assert loc("renamed") in pages["sitemap-by-title-1.xml"]
@@ -102,3 +116,231 @@ def test_an_update_of_a_slug_reaches_the_served_files_and_indexnow(project: Endp
     assert sent(project) == [sorted([loc(old), loc("renamed")])]
     assert records.pending(10).ids == []
     assert stdout.splitlines()[-1] == "Applied 1 change record(s)."
+
+
+def urls(pages: dict[str, list[str]], section: str) -> list[list[str]]:
+    """The URLs of each page of ``section``, in the order of its pages."""
+    names = sorted((n for n in pages if n.startswith(f"sitemap-{section}-")), key=page_order)
+    return [pages[name] for name in names]
+
+
+def page_order(name: str) -> int:
+    return int(name.rsplit("-", 1)[1].removesuffix(".xml"))
+
+
+def test_an_insert_is_listed_and_sent(project: Endpoint) -> None:
+    Article.objects.create(slug="new", title="zz", updated_at=LATER)
+    stdout, stderr, code = changed()
+    assert (stderr, code) == ("", 0)
+    # The last shard of each section grew past ten rows: cut in two.
+    assert rendered(stdout) == [
+        "2 of 4 shard(s) rendered",
+        "2 of 4 shard(s) rendered",
+        "0 of 1 shard(s) rendered",
+    ]
+    pages = served()
+    assert urls(pages, "articles")[3] == [loc("new")]
+    assert urls(pages, "by-title")[3] == [loc("new")]
+    assert sent(project) == [[loc("new")]]
+
+
+def test_a_new_lastmod_is_written_and_sent(project: Endpoint) -> None:
+    article = Article.objects.get(title="bb")
+    article.updated_at = LATER
+    article.save()
+    assert changed()[1:] == ("", 0)
+    entries = parse_urlset(fetch(Client(), "/sitemap-articles-3.xml")[1])
+    assert [url.lastmod for url in entries if url.loc == loc(article.slug)] == [
+        "2025-01-02T00:00:00+00:00"
+    ]
+    assert sent(project) == [[loc(article.slug)]]
+
+
+def test_a_delete_is_no_longer_listed_and_sent(project: Endpoint) -> None:
+    article = Article.objects.get(title="al")
+    article.delete()
+    stdout, stderr, code = changed()
+    assert (stderr, code) == ("", 0)
+    assert rendered(stdout)[:2] == ["1 of 3 shard(s) rendered", "1 of 3 shard(s) rendered"]
+    pages = served()
+    assert not any(loc(article.slug) in found for found in pages.values())
+    assert [len(found) for found in urls(pages, "by-title")] == [10, 9, 10]
+    assert sent(project) == [[loc(article.slug)]]
+
+
+def test_a_row_that_moves_leaves_one_shard_and_joins_another(project: Endpoint) -> None:
+    article = Article.objects.get(title="ab")
+    article.title = "bz"
+    article.updated_at = LATER
+    article.save()
+    stdout, stderr, code = changed()
+    assert (stderr, code) == ("", 0)
+    # Its page in the articles; the shard it left and the one it joined, cut in two.
+    assert rendered(stdout)[:2] == ["1 of 3 shard(s) rendered", "3 of 4 shard(s) rendered"]
+    pages = served()
+    by_title = urls(pages, "by-title")
+    assert [len(found) for found in by_title] == [9, 10, 10, 1]
+    assert by_title[3] == [loc(article.slug)]
+    assert sent(project) == [[loc(article.slug)]]
+
+
+def test_a_rolled_back_change_records_nothing_and_the_refresh_has_nothing_to_do(
+    project: Endpoint,
+) -> None:
+    def insert_then_fail() -> None:
+        with transaction.atomic():
+            Article.objects.create(slug="never", title="zz")
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError, match="rolled back"):
+        insert_then_fail()
+    assert changed() == ("Nothing to do: no change record is pending.\n", "", 0)
+    assert refresh_changes() == Refreshed(0)
+    assert project.received == []
+
+
+def test_refresh_changes_applies_the_records_and_says_what_it_did(project: Endpoint) -> None:
+    article = Article.objects.get(title="ab")
+    article.slug = "renamed"
+    article.save()
+    assert refresh_changes() == Refreshed(1, published=("default",), rendered=2)
+    assert loc("renamed") in served()["sitemap-articles-1.xml"]
+    # Applied again (another refresh read the same records): the same bytes, nothing sent.
+    Article.objects.filter(pk=article.pk).update(title="ab")
+    records.write("default", [("testapp.article", article.pk, None)])
+    assert refresh_changes() == Refreshed(1, published=(), rendered=2)
+    assert len(project.received) == 1
+
+
+def test_records_of_a_model_no_section_reads_are_applied_with_nothing_rendered(
+    project: Endpoint, out: Path
+) -> None:
+    manifest = (out / MANIFEST_FILENAME).read_bytes()
+    records.write("default", [("testapp.photo", 1, None)])
+    assert changed() == (
+        "No change record touches its sections: nothing to render.\nApplied 1 change record(s).\n",
+        "",
+        0,
+    )
+    assert (out / MANIFEST_FILENAME).read_bytes() == manifest
+    assert records.pending(10).ids == []
+
+
+def test_a_record_of_every_row_compares_the_section_as_a_build_does(project: Endpoint) -> None:
+    Article.objects.filter(title="ac").update(slug="bulk")
+    records.write("default", [("testapp.article", None, None)])
+    stdout, stderr, code = changed()
+    assert (stderr, code) == ("", 0)
+    # Each shard compared; the one the update changed has the same stats, so the
+    # slug waits for the record of its row or the periodic full build.
+    assert rendered(stdout) == [
+        "0 of 3 shard(s) rendered",
+        "0 of 3 shard(s) rendered",
+        "0 of 1 shard(s) rendered",
+    ]
+
+
+def test_a_set_built_otherwise_is_built_again_whole(project: Endpoint, out: Path) -> None:
+    (out / MANIFEST_FILENAME).unlink()
+    Article.objects.create(slug="new", title="zz", updated_at=LATER)
+    stdout, stderr, code = changed()
+    assert (stderr, code) == ("", 0)
+    assert rendered(stdout) == [
+        "4 of 4 shard(s) rendered",
+        "4 of 4 shard(s) rendered",
+        "1 of 1 shard(s) rendered",
+    ]
+    assert urls(served(), "articles")[3] == [loc("new")]
+
+
+def test_a_dry_run_says_which_shards_it_would_render(project: Endpoint, out: Path) -> None:
+    article = Article.objects.get(title="ab")
+    article.title = "bz"
+    article.save()
+    assert changed(dry_run=True) == (
+        "1 change record(s) pending.\n"
+        f"Dry run: nothing is written. A refresh of {out} would:\n"
+        "  articles: render 1 of 3 shard(s): sitemap-articles-1.xml\n"
+        "  by-title: render 3 of 4 shard(s): sitemap-by-title-1.xml; sitemap-by-title-3.xml; "
+        "new files\n"
+        "  pages: render 0 of 1 shard(s)\n"
+        "A shard's files keep their bytes, modification time and ETag when they come out "
+        "the same.\n",
+        "",
+        0,
+    )
+    assert len(records.pending(10).ids) == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "why"),
+    [
+        ({"full": True}, "--full renders every shard, --changed only those the records touch"),
+        (
+            {"section": ["articles"]},
+            "the records are applied to every section they touch, so that none is left stale "
+            "when they are deleted",
+        ),
+        (
+            {"site": ["default"]},
+            "the records are applied to every site, so that none is left stale when they are "
+            "deleted",
+        ),
+        (
+            {"via": "celery"},
+            "the records' shards are rendered in this process (few, as the change is)",
+        ),
+    ],
+)
+def test_options_that_make_no_sense_with_changed_are_refused(
+    project: Endpoint, option: dict[str, object], why: str
+) -> None:
+    (name,) = option
+    assert changed(**option) == (
+        "",
+        f"CommandError: --changed cannot be given with --{name}: {why}. Drop one.\n",
+        1,
+    )
+
+
+def test_changed_without_records_being_written_says_so(project: Endpoint) -> None:
+    with override_settings(SITEMAPKIT_CHANGES=None):
+        assert changed() == (
+            "",
+            "CommandError: --changed renders what the change records name, and none is being "
+            "written: SITEMAPKIT_CHANGES is None. Set it to 'record' (and run migrate), or run "
+            "build_sitemaps without --changed.\n",
+            1,
+        )
+
+
+class TwoPerPage(ArticleSource):
+    limit = 2
+
+
+def refresh_queries(sources: Sources, rows: int, out: Path) -> list[str]:
+    """The statements of a refresh after one changed row in a section of ``rows`` rows,
+    two to a shard, each with its values left out."""
+    sources(TwoPerPage)
+    Article.objects.all().delete()
+    bulk_articles(rows, updated_at=EARLIER)
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=str(out), SITEMAPKIT_CHANGES="record"):
+        assert outcome("build_sitemaps")[2] == 0
+        records.applied(records.pending(1000).ids)
+        article = Article.objects.order_by("pk")[rows // 2 + 1]
+        article.updated_at = LATER
+        article.save()
+        with CaptureQueriesContext(connection) as captured:
+            assert refresh_changes() == Refreshed(1, published=("default",), rendered=1)
+    return [re.sub(r"'[^']*'|\b\d+\b|_django_curs_\w+", "?", query["sql"]) for query in captured]
+
+
+def test_a_refresh_after_one_change_costs_the_same_at_5_and_50_shards(
+    sources: Sources, tmp_path: Path
+) -> None:
+    small = refresh_queries(sources, 10, tmp_path / "small")
+    large = refresh_queries(sources, 100, tmp_path / "large")
+    # The same statements: the key of the row, the stats and rows of its shard, the
+    # records read and deleted; none compares the section's other ranges.
+    assert small == large
+    assert not any("UNION" in query for query in large)

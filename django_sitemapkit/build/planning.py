@@ -35,9 +35,11 @@ from django_sitemapkit.sources.declaration import BaseSource
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import Key, range_stats, starts
 
-#: A refresh's plan of a section from its recorded shards (``touched.py``), told which
-#: shards left out a date now due; ``None``: the section is compared as a build does.
-SectionRefresh = Callable[[Plan, list[Shard], Callable[[Shard], bool]], "list[PlannedShard] | None"]
+#: A refresh's plan of a section from its recorded shards and the change records
+#: (``touched.py``), told which shards left out a date now due, and which a build keeps.
+SectionRefresh = Callable[
+    [Plan, list[Shard], Callable[[Shard], bool], Callable[[Shard], bool]], "list[PlannedShard]"
+]
 
 
 @dataclass(frozen=True)
@@ -257,8 +259,10 @@ def plan_build(
 
     for plan in plans:
         shards = known[plan.section]
-        found = None if refresh is None or shards is None else refresh(plan, shards, stale)
-        planned[plan.section] = plan_section(plan, shards, keeps) if found is None else found
+        if refresh is not None and shards is not None:
+            planned[plan.section] = refresh(plan, shards, stale, keeps)
+        else:
+            planned[plan.section] = plan_section(plan, shards, keeps)
         first_free = next_number(known[plan.section])
         work += [(plan, job) for _, job in to_render(planned[plan.section], len(work), first_free)]
     return BuildPlan(
