@@ -5,6 +5,7 @@ URLs that changed, and the refresh reads only the shards the records touch."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -312,6 +313,32 @@ def test_changed_without_records_being_written_says_so(project: Endpoint) -> Non
             "build_sitemaps without --changed.\n",
             1,
         )
+
+
+def test_the_builds_other_options_apply_to_a_refresh(project: Endpoint, tmp_path: Path) -> None:
+    article = Article.objects.get(title="ab")
+    old = article.slug
+    article.slug = "renamed"
+    article.save()
+    path = tmp_path / "report.json"
+    stdout, stderr, code = changed(report=str(path), jobs=2, indexnow=False)
+    assert (stderr, code) == ("", 0)
+    assert stdout.splitlines()[-2:] == [
+        f"Wrote the report to {path}.",
+        "Applied 1 change record(s).",
+    ]
+    sections = json.loads(path.read_bytes())["sites"]["default"]["sections"]
+    # A URL two sections list is one change, of the first page that lists it
+    # (indexnow/compare.py).
+    assert {name: section["counts"] for name, section in sections.items()} == {
+        name: {"before": urls, "after": urls, "added": added, "removed": added, "changed": 0}
+        for name, urls, added in [("articles", 30, 1), ("by-title", 30, 0), ("pages", 2, 0)]
+    }
+    listed = {"lastmod": EARLIER.isoformat()}
+    assert sections["articles"]["removed"] == [{"url": loc(old), **listed}]
+    assert sections["articles"]["added"] == [{"url": loc("renamed"), **listed}]
+    assert loc("renamed") in served()["sitemap-by-title-1.xml"]
+    assert project.received == []
 
 
 class TwoPerPage(ArticleSource):
