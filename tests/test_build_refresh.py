@@ -21,8 +21,11 @@ from sitemap_xml import fetch, parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
+from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.refresh import Refreshed, refresh_changes
 from django_sitemapkit.changes import records
+from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.hosts import default_site
 from django_sitemapkit.names import MANIFEST_FILENAME
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -211,6 +214,32 @@ def test_refresh_changes_applies_the_records_and_says_what_it_did(project: Endpo
     records.write("default", [("testapp.article", article.pk, None)])
     assert refresh_changes() == Refreshed(1, published=(), rendered=2)
     assert len(project.received) == 1
+
+
+def test_a_refresh_that_fails_leaves_the_records_pending(project: Endpoint, out: Path) -> None:
+    article = Article.objects.get(title="ab")
+    article.slug = "renamed"
+    article.save()
+    before = (out / MANIFEST_FILENAME).read_bytes()
+    with destination_for(default_site(), str(out)).lock(), pytest.raises(BuildError) as raised:
+        refresh_changes()
+    assert str(raised.value) == (
+        "The sitemaps of the site failed:\n"
+        f"- 'default' ({SITE}): Another build_sitemaps is writing to {out}; wait for it to "
+        "finish, then run this one again."
+    )
+    assert (out / MANIFEST_FILENAME).read_bytes() == before
+    assert len(records.pending(10).ids) == 1
+    assert refresh_changes() == Refreshed(1, published=("default",), rendered=2)
+
+
+def test_without_built_files_the_records_are_applied_with_nothing_rendered(
+    project: Endpoint,
+) -> None:
+    records.write("default", [("testapp.article", 1, None)])
+    with override_settings(SITEMAPKIT_OUTPUT_DIR=None, SITEMAPKIT_STORAGE=None):
+        assert refresh_changes() == Refreshed(1)
+    assert records.pending(10).ids == []
 
 
 def test_records_of_a_model_no_section_reads_are_applied_with_nothing_rendered(
