@@ -14,13 +14,12 @@ from pathlib import Path
 import pytest
 from commands import outcome
 from django.core.management import call_command
-from django.db import connection
 from django.test import override_settings
 from factories import bulk_articles
 from testapp.models import Article, Category
 from testapp.sitemaps import ArticleSource
 
-from django_sitemapkit.build.placing import bisected, held
+from django_sitemapkit.build.placing import bisected, held, placed
 from django_sitemapkit.changes import records
 from django_sitemapkit.sources.keyset import KeyColumn
 
@@ -117,19 +116,24 @@ def test_a_descending_key_is_bisected_backwards() -> None:
     ]
 
 
-def test_the_database_places_rows_as_it_orders_them(sources: Sources) -> None:
-    titles = ["apple", "Banana", "cherry", "Date", "elder", "Fig"]
-    rows = {title: Article.objects.create(slug=title, title=title) for title in titles}
-    key = [KeyColumn("title", False), KeyColumn("pk", False)]
-    ordered = list(Article.objects.order_by("title", "pk").values_list("title", "pk"))
-    lows = [None, ordered[2], ordered[4]]
+@pytest.mark.parametrize("descending", [False, True])
+def test_the_database_places_rows_and_keys_as_it_orders_them(descending: bool) -> None:
+    titles = ["apple", "Banana", "cherry", "Date", "elder", "Fig", "_under", "Éclair"]
+    for title in titles:
+        Article.objects.create(slug=title, title=title)
+    key = [KeyColumn("title", descending), KeyColumn("pk", False)]
+    ordering = ("-title" if descending else "title", "pk")
+    ordered = list(Article.objects.order_by(*ordering).values_list("title", "pk"))
+    lows = [None, ordered[2], ordered[4], ordered[6]]
     table = Article.objects.all()
-    placed = {title: held(table.filter(pk=row.pk), key, lows) for title, row in rows.items()}
-    # Whatever the collation, each row is in the shard of its place in the database's order.
-    assert placed == {title: {position // 2} for position, (title, _) in enumerate(ordered)}
-    if connection.vendor == "sqlite":
-        # SQLite's BINARY collation is Python's order, so bisecting agrees.
-        assert ordered == sorted(ordered)
+    # Whatever the collation, each row (and each key, of a row gone) is in the shard
+    # of its place in the database's order.
+    assert {pk: held(table.filter(pk=pk), key, lows) for _, pk in ordered} == {
+        pk: {pk: position // 2} for position, (_, pk) in enumerate(ordered)
+    }
+    assert [placed(Article, key, lows, [row], "default") for row in ordered] == [
+        {position // 2} for position in range(len(ordered))
+    ]
 
 
 class Terminal(io.StringIO):

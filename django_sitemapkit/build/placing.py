@@ -6,18 +6,30 @@ lows are bisected here, without a query. A text column is in Python's order
 (code points) only under SQLite's default ``BINARY`` collation, which compares
 the UTF-8 bytes (sqlite.org/datatype3.html, section 7.1); PostgreSQL's and
 MySQL's collations follow a locale, so there the database places each row
-itself (``held()``), in one query per ``LOWS_PER_QUERY`` shards.
+itself (``held()``), and each key a row had before (``placed()``), in one query
+per ``LOWS_PER_QUERY`` shards.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.db import connections, models
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import Case, IntegerField, Q, Value, When
+from django.db.models.functions import Cast, Collate
+from django.db.models.lookups import (
+    Exact,
+    GreaterThan,
+    GreaterThanOrEqual,
+    LessThan,
+    LessThanOrEqual,
+    Lookup,
+)
+from django.db.models.sql import Query
 
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.pages import QueryPager
@@ -103,23 +115,79 @@ def sortable(key: Sequence[KeyColumn], values: Sequence[Any]) -> tuple[Any, ...]
 
 def held(
     rows: models.QuerySet[Any], key: Sequence[KeyColumn], lows: Sequence[Key | None]
-) -> set[int]:
-    """The shards ``rows`` are in, placed by the database: for each row, the last low
-    it is at or after (a ``CASE`` whose first true branch is the latest low)."""
+) -> dict[Any, int]:
+    """The shard each of ``rows`` is in (by primary key), placed by the database: the
+    last low it is at or after (a ``CASE`` whose first true branch is the latest low)."""
     if len(lows) == 1:
-        return {0}
+        return dict.fromkeys(rows.values_list("pk", flat=True).order_by(), 0)
     found: dict[Any, int] = {}
-    for first in range(1, len(lows), LOWS_PER_QUERY):
-        numbered = list(enumerate(lows[first : first + LOWS_PER_QUERY], first))
-        branches = [
-            When(from_start(key, low), then=Value(number))
-            for number, low in reversed(numbered)
-            if low is not None
-        ]
+    for numbered in chunks(lows):
+        branches = [When(from_start(key, low), then=Value(number)) for number, low in numbered]
         shard = Case(*branches, default=Value(0), output_field=IntegerField())
         for pk, number in rows.annotate(**{SHARD: shard}).values_list("pk", SHARD).order_by():
             found[pk] = max(found.get(pk, 0), number)
-    return set(found.values())
+    return found
+
+
+def chunks(lows: Sequence[Key | None]) -> Iterator[list[tuple[int, Key]]]:
+    """The lows after the first, numbered, latest first, ``LOWS_PER_QUERY`` at a time."""
+    for first in range(1, len(lows), LOWS_PER_QUERY):
+        numbered = enumerate(lows[first : first + LOWS_PER_QUERY], first)
+        yield [(number, low) for number, low in reversed(list(numbered)) if low is not None]
+
+
+def placed(
+    model: type[models.Model],
+    key: Sequence[KeyColumn],
+    lows: Sequence[Key | None],
+    keys: list[Key],
+    alias: str,
+) -> set[int]:
+    """The shard of each of ``keys`` (rows that are gone, or were elsewhere), placed by
+    the database: their values compared with the lows as it compares the columns'."""
+    query = Query(model)
+    compiler = query.get_compiler(using=alias)
+    found = set()
+    for values in keys:
+        number = 0
+        for numbered in chunks(lows):
+            branches = [
+                When(at_or_after(model, key, values, low), then=Value(position))
+                for position, low in numbered
+            ]
+            shard = Case(*branches, default=Value(0), output_field=IntegerField())
+            sql, params = compiler.compile(shard.resolve_expression(query))
+            with connections[alias].cursor() as cursor:
+                cursor.execute(f"SELECT {sql}", params)
+                number = max(number, cursor.fetchone()[0])
+        found.add(number)
+    return found
+
+
+def at_or_after(model: type[models.Model], key: Sequence[KeyColumn], values: Key, low: Key) -> Q:
+    """``values`` at or after ``low`` in the order of ``key``, as ``keyset.from_start()``
+    says it of a row's columns, each value cast to its column's type and collation."""
+    branches: list[Q] = []
+    equal: list[Any] = []
+    for position, (column, value, start) in enumerate(zip(key, values, low, strict=True)):
+        field = column_field(model, column)
+        mine, theirs = literal(value, field), literal(start, field)
+        last = position == len(key) - 1
+        compared: type[Lookup[Any]]
+        if column.descending:
+            compared = LessThanOrEqual if last else LessThan
+        else:
+            compared = GreaterThanOrEqual if last else GreaterThan
+        branches.append(Q(*equal, compared(mine, theirs)))
+        equal.append(Exact(mine, theirs))
+    return functools.reduce(operator.or_, branches)
+
+
+def literal(value: Any, field: Any) -> Any:
+    """``value`` as the database holds it in the column of ``field``."""
+    cast = Cast(Value(value), output_field=field)
+    collation = getattr(field, "db_collation", None)
+    return Collate(cast, collation) if collation else cast
 
 
 def batches(values: set[Any]) -> Iterator[list[Any]]:

@@ -28,7 +28,15 @@ from typing import Any
 from django.db import models
 
 from django_sitemapkit.build.manifest import Shard, encode_stats
-from django_sitemapkit.build.placing import batches, bisected, held, is_pk, key_before, python_order
+from django_sitemapkit.build.placing import (
+    batches,
+    bisected,
+    held,
+    is_pk,
+    key_before,
+    placed,
+    python_order,
+)
 from django_sitemapkit.build.planning import PlannedShard, cut, plan_section, without_empty
 from django_sitemapkit.changes.records import Pending
 from django_sitemapkit.changes.watch import compile_watch, label
@@ -104,17 +112,21 @@ class Touched:
             return refreshed(plan, recorded, due)
         if pager.key is None:
             return plan_section(plan, recorded, lambda shard: False)
-        changes = [self.models[name] for name in labels]
-        if any(found.every for found in changes):
+        if any(self.models[name].every for name in labels):
             return plan_section(plan, recorded, keeps)
-        keys = self.keys(pager, labels) if python_order(pager) else None
-        if keys is None:
-            # Compared, for what moved or went; the rows now, rendered whatever
-            # their stats.
-            now = self.held(pager, recorded, labels)
-            return plan_section(plan, recorded, lambda s: keeps(s) and id(s) not in now)
         lows = [shard.low for shard in recorded]
-        return refreshed(plan, recorded, bisected(pager.key, lows, keys) | due)
+        present, now = self.now(pager, lows, labels)
+        before = self.before(pager, present)
+        if before is None:
+            # Compared, for what moved or went; the shards of the rows now
+            # rendered whatever their stats.
+            again = {id(recorded[number]) for number in now}
+            return plan_section(plan, recorded, lambda s: keeps(s) and id(s) not in again)
+        if python_order(pager):
+            then = bisected(pager.key, lows, before)
+        else:
+            then = placed(pager.ordered.model, pager.key, lows, before, pager.ordered.db)
+        return refreshed(plan, recorded, now | then | due)
 
     def listed(self, pager: QueryPager, labels: list[str]) -> Iterable[models.QuerySet[Any]]:
         """The rows of the records of ``labels``, in batches, from the table: a row that
@@ -125,46 +137,51 @@ class Touched:
             found = self.models[name]
             own = name == label(model)
             lookup = "pk__in" if own else f"{self.through[pager.section][name]}__pk__in"
-            wanted = (
-                found.rows | found.unplaced | ({pk for pk, _ in found.befores} if own else set())
-            )
-            for batch in batches(wanted):
+            moved = {pk for pk, _ in found.befores} if own else set()
+            for batch in batches(found.rows | found.unplaced | moved):
                 yield table.filter(**{lookup: batch})
 
-    def keys(self, pager: QueryPager, labels: list[str]) -> list[Key] | None:
-        """The keys of the records' rows, now and before; ``None`` if one is not known."""
+    def now(
+        self, pager: QueryPager, lows: list[Key | None], labels: list[str]
+    ) -> tuple[set[Any], set[int]]:
+        """The records' rows that are in the table, and the shards they are in now."""
         assert pager.key is not None
-        model = pager.ordered.model
         names = [column.name for column in pager.key]
+        present: set[Any] = set()
         keys: list[Key] = []
-        found = set()
-        for rows in self.listed(pager, labels):
-            for pk, *values in rows.values_list("pk", *names).order_by():
-                found.add(pk)
-                keys.append(tuple(values))
-        own = self.models.get(label(model))
-        if own is not None:
-            if own.unplaced:
-                return None
-            for pk, before in own.befores:
-                then = key_before(model, pager.key, pk, before)
-                if then is None:
-                    return None
-                keys.append(then)
-            for pk in own.rows - found:
-                if not all(is_pk(model, column) for column in pager.key):
-                    return None  # gone, and where it was is not recorded
-                keys.append((pk,))
-        return keys
-
-    def held(self, pager: QueryPager, recorded: list[Shard], labels: list[str]) -> set[int]:
-        """The ``id()`` of each recorded shard the records' rows are in now."""
-        assert pager.key is not None
-        lows = [shard.low for shard in recorded]
         numbers: set[int] = set()
         for rows in self.listed(pager, labels):
-            numbers |= held(rows, pager.key, lows)
-        return {id(recorded[number]) for number in numbers}
+            if python_order(pager):
+                for pk, *values in rows.values_list("pk", *names).order_by():
+                    present.add(pk)
+                    keys.append(tuple(values))
+            else:
+                found = held(rows, pager.key, lows)
+                present |= set(found)
+                numbers |= set(found.values())
+        return present, numbers | bisected(pager.key, lows, keys)
+
+    def before(self, pager: QueryPager, present: set[Any]) -> list[Key] | None:
+        """The keys the records' rows had before a move or a delete; ``None`` if one is
+        not known (a row saved without being loaded, or gone without its key)."""
+        assert pager.key is not None
+        model = pager.ordered.model
+        own = self.models.get(label(model))
+        if own is None:
+            return []
+        if own.unplaced:
+            return None
+        keys = []
+        for pk, values in own.befores:
+            then = key_before(model, pager.key, pk, values)
+            if then is None:
+                return None
+            keys.append(then)
+        for pk in own.rows - present:
+            if not all(is_pk(model, column) for column in pager.key):
+                return None  # gone, and where it was is not recorded
+            keys.append((pk,))
+        return keys
 
 
 def refreshed(plan: Plan, recorded: list[Shard], touched: set[int]) -> list[PlannedShard]:
