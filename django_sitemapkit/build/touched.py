@@ -13,9 +13,9 @@ model; static pages never are.
 Where a record cannot be placed, the section's shards are compared as a build
 does (``planning.plan_section()``), that section only, and the shards the
 records' rows are in now are rendered whatever their stats (a new slug changes
-none of them): a record of a row whose place before is not known, and a key the
-database orders otherwise than Python (``placing.py``). A record of every row
-(``changed(Model)``) is the comparison alone.
+none of them): a record of a row saved without being loaded (its place before
+is not known). A record of every row (``changed(Model)``) is the comparison
+alone.
 """
 
 from __future__ import annotations
