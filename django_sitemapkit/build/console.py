@@ -71,6 +71,9 @@ class Console(Output):
             for built in section.files:
                 self.stdout.write(f"  {built.name}: {built.urls:,} URLs, {built.size:,} bytes")
 
+    def untouched(self) -> None:
+        self.info("No change record touches its sections: nothing to render.")
+
     def nothing_listed(self) -> None:
         self.info("None of the sections --section names is listed on this site: nothing to do.")
 

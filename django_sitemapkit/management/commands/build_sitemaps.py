@@ -228,7 +228,8 @@ class Command(BaseCommand):
             report.add(planned.site, destination, now())
             return
         if self.touched is not None and not self.touched.reads(planned.site, planned.sources):
-            console.info("No change record touches its sections: nothing to render.")
+            console.untouched()
+            report.add(planned.site, destination, now())
             return
         if options["dry_run"]:
             console.dry_run(destination, planned, build_options, self.touched)
