@@ -18,8 +18,8 @@ from sitemap_xml import parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource, PagesSource
 
+from django_sitemapkit.build.due import left_out_date
 from django_sitemapkit.build.manifest import Shard
-from django_sitemapkit.build.planning import left_out_date
 from django_sitemapkit.names import MANIFEST_FILENAME
 
 pytestmark = pytest.mark.django_db

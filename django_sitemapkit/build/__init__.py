@@ -24,7 +24,7 @@ from django_sitemapkit.build.guard import RemovalRefused, refuse_removal
 from django_sitemapkit.build.manifest import Manifest
 from django_sitemapkit.build.notify import indexnow_changes, notify, record
 from django_sitemapkit.build.options import BuildOptions
-from django_sitemapkit.build.planning import BuildPlan, next_number, plan_build
+from django_sitemapkit.build.planning import BuildPlan, SectionRefresh, next_number, plan_build
 from django_sitemapkit.build.render import Progress, render_shards
 from django_sitemapkit.build.report import BuildResult, RenderedShard, SectionBuild, section_builds
 from django_sitemapkit.build.sets import (
@@ -79,13 +79,15 @@ def build(
     progress: Progress | None = None,
     done: Callable[[SectionBuild], None] = lambda build: None,
     renderer: Renderer | None = None,
+    refresh: SectionRefresh | None = None,
 ) -> BuildResult:
     """Build ``sources`` of ``site`` into ``destination``; ``partial`` keeps the other
     sections' files as they are.
 
     ``jobs`` of 2 or more renders shards in that many processes, and
     compresses each gzip sibling on a thread of its own. ``renderer`` renders
-    the plan's shards instead (the workers of a distributed build).
+    the plan's shards instead (the workers of a distributed build). ``refresh``
+    plans each section from the change records (``touched.py``, ``--changed``).
     """
     options = replace(options, gzip_in_thread=options.gzip_in_thread or jobs > 1)
     refuse_unsafe_names(sources)
@@ -94,7 +96,9 @@ def build(
     with destination.lock():
         try:
             render = renderer or local_renderer(site, options, jobs, progress)
-            result, notice = build_locked(destination, sources, options, site, partial, render)
+            result, notice = build_locked(
+                destination, sources, options, site, partial, render, refresh
+            )
         except BaseException as exc:
             error = failed(destination, exc)
             if error is exc:
@@ -121,11 +125,12 @@ def build_locked(
     site: SitemapSite,
     partial: bool,
     renderer: Renderer,
+    refresh: SectionRefresh | None = None,
 ) -> tuple[BuildResult, Notice | None]:
     """The new set, published; and what its notification is to send, kept in the
     IndexNow record before the publish, so that a build that dies after it loses
     nothing."""
-    plan = plan_build(destination, sources, options, site, partial)
+    plan = plan_build(destination, sources, options, site, partial, refresh)
     old, recorded, now = plan.old, plan.recorded, plan.now
     rendered = {shard.job.number: shard for shard in renderer(plan, destination)}
     warn_touched(plan)

@@ -14,6 +14,7 @@ from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.planning import plan_build
 from django_sitemapkit.build.report import BuildResult, SectionBuild
 from django_sitemapkit.build.selection import SiteBuild
+from django_sitemapkit.build.touched import Touched
 from django_sitemapkit.names import INDEX_FILENAME
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
@@ -53,8 +54,12 @@ class Console(Output):
         self.stderr = stderr
         self.style = style
 
-    def progress_bar(self, site: SitemapSite) -> ProgressBar | None:
-        return ProgressBar(self, site) if self.verbosity >= 1 and self.stdout.isatty() else None
+    def progress_bar(self, site: SitemapSite, touched: Touched | None = None) -> ProgressBar | None:
+        """A bar on a terminal; of a refresh (``touched``), counting the rows of the shards
+        it renders, which its plan read, rather than the sections'."""
+        if self.verbosity < 1 or not self.stdout.isatty():
+            return None
+        return ProgressBar(self, site, None if touched is None else touched.rows)
 
     def section_done(self, section: SectionBuild) -> None:
         self.info(
@@ -65,6 +70,9 @@ class Console(Output):
         if self.verbosity >= 2:
             for built in section.files:
                 self.stdout.write(f"  {built.name}: {built.urls:,} URLs, {built.size:,} bytes")
+
+    def untouched(self) -> None:
+        self.info("No change record touches its sections: nothing to render.")
 
     def nothing_listed(self) -> None:
         self.info("None of the sections --section names is listed on this site: nothing to do.")
@@ -92,9 +100,22 @@ class Console(Output):
         elif result.indexnow_skipped is not None:
             self.stdout.write(result.indexnow_skipped)
 
-    def dry_run(self, destination: Destination, planned: SiteBuild, options: BuildOptions) -> None:
-        plan = plan_build(destination, planned.sources, options, planned.site, planned.partial)
-        self.info(f"Dry run: nothing is written. A build of {destination.label} would:")
+    def dry_run(
+        self,
+        destination: Destination,
+        planned: SiteBuild,
+        options: BuildOptions,
+        touched: Touched | None = None,
+    ) -> None:
+        site, partial = planned.site, planned.partial
+        plan = plan_build(destination, planned.sources, options, site, partial, touched)
+        run = "refresh" if touched is not None else "build"
+        self.info(f"Dry run: nothing is written. A {run} of {destination.label} would:")
+        if touched is not None and not plan.refreshed:
+            self.info(
+                "  compare every shard, as a build does: the set was not built with these "
+                "settings and sections."
+            )
         if plan.recorded is None:
             self.info("  render every shard: there is no set built with these settings yet.")
         elif plan.full:
@@ -178,9 +199,13 @@ def progress_line(label: str, done: int, total: int, unit: str, elapsed: float) 
 class ProgressBar:
     """One redrawn line per section of ``site`` on a terminal: rows done, rows/s and ETA."""
 
-    def __init__(self, console: Console, site: SitemapSite) -> None:
+    def __init__(
+        self, console: Console, site: SitemapSite, totals: dict[str, int] | None = None
+    ) -> None:
         self.console = console
         self.site = site
+        #: Each section's rows to read, when known (a refresh's), else counted.
+        self.totals = totals
         self.section: str | None = None
         self.total = 0
         self.started = 0.0
@@ -190,8 +215,7 @@ class ProgressBar:
         now = time.monotonic()
         if section != self.section:
             self.section = section
-            source = registry.get(section, self.site)
-            self.total = compile_plan(source, self.site).pager.count() if source is not None else 0
+            self.total = self.count(section)
             self.started = now
         if now - self.drawn < REDRAW_EVERY:
             return
@@ -201,6 +225,12 @@ class ProgressBar:
             progress_line(section, rows, self.total, "rows", now - self.started), ending=""
         )
         stdout.flush()
+
+    def count(self, section: str) -> int:
+        if self.totals is not None and section in self.totals:
+            return self.totals[section]
+        source = registry.get(section, self.site)
+        return compile_plan(source, self.site).pager.count() if source is not None else 0
 
     def finish(self, section: SectionBuild) -> None:
         if self.section == section.section:

@@ -22,20 +22,24 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django_sitemapkit.build.destinations import Destination
+from django_sitemapkit.build.due import full_check_due, left_out_date
 from django_sitemapkit.build.fingerprints import section_fingerprint, settings_fingerprint
 from django_sitemapkit.build.integrity import Inspection, damaged_sections
 from django_sitemapkit.build.manifest import Manifest, Shard, encode_stats
 from django_sitemapkit.build.options import BuildOptions
 from django_sitemapkit.build.reading import misfit, read_manifest, set_aside
-from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.names import page_filename, page_number
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.declaration import BaseSource
-from django_sitemapkit.sources.json_values import TAGGED
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.ranges import Key, range_stats, starts
-from django_sitemapkit.values import Horizon, format_lastmod
+
+#: A refresh's plan of a section from its recorded shards and the change records
+#: (``touched.py``), told which shards left out a date now due, and which a build keeps.
+SectionRefresh = Callable[
+    [Plan, list[Shard], Callable[[Shard], bool], Callable[[Shard], bool]], "list[PlannedShard]"
+]
 
 
 @dataclass(frozen=True)
@@ -194,6 +198,8 @@ class BuildPlan:
     work: list[tuple[Plan, ShardJob]]
     #: What the build found of the published files it would keep.
     inspection: Inspection
+    #: Whether the sections were planned by a refresh's records (``--changed``).
+    refreshed: bool = False
 
 
 def plan_build(
@@ -202,7 +208,10 @@ def plan_build(
     options: BuildOptions,
     site: SitemapSite,
     partial: bool,
+    refresh: SectionRefresh | None = None,
 ) -> BuildPlan:
+    """What a build of ``sources`` does; with ``refresh`` (``--changed``), each section as
+    it plans it, but a set it cannot read shard by shard is built as a build does."""
     old = read_manifest(destination.manifest, destination.label)
     settings = settings_fingerprint(site, options)
     plans = [compile_plan(source, site) for source in sources]
@@ -218,7 +227,12 @@ def plan_build(
             "one section of; run build_sitemaps without --section once first."
         )
     now = dt.datetime.now(dt.timezone.utc)
-    full = options.full or (recorded is not None and full_check_due(recorded, now))
+    known = {plan.section: known_shards(recorded, plan, sections) for plan in plans}
+    if any(shards is None for shards in known.values()):
+        refresh = None  # correct first: a set built otherwise is compared whole
+    # A refresh leaves the periodic full check to the builds (SITEMAPKIT_FULL_BUILD_EVERY).
+    due = refresh is None and recorded is not None and full_check_due(recorded, now)
+    full = options.full or due
     # A validating build reads every kept file anyway: it checks their SHA-256
     # first, so that a damaged one is rendered again rather than fail the build.
     inspection = Inspection(destination, thorough=full or options.validate)
@@ -231,49 +245,47 @@ def plan_build(
         ]
         plans += damaged
         sections.update({plan.section: section_fingerprint(plan) for plan in damaged})
-    known = {
-        plan.section: known_shards(recorded, plan.section, sections[plan.section]) for plan in plans
-    }
+        known.update({plan.section: known_shards(recorded, plan, sections) for plan in damaged})
     planned: dict[str, list[PlannedShard]] = {}
     work: list[tuple[Plan, ShardJob]] = []
 
     built = None if recorded is None else dt.datetime.fromisoformat(recorded.built)
 
+    def stale(shard: Shard) -> bool:
+        return built is not None and left_out_date(shard, built)
+
     def keeps(shard: Shard) -> bool:
-        if built is not None and left_out_date(shard, built):
-            return False
-        return not full and inspection.shard_intact(shard)
+        return not stale(shard) and not full and inspection.shard_intact(shard)
 
     for plan in plans:
-        planned[plan.section] = plan_section(plan, known[plan.section], keeps)
+        shards = known[plan.section]
+        if refresh is not None and shards is not None:
+            planned[plan.section] = refresh(plan, shards, stale, keeps)
+        else:
+            planned[plan.section] = plan_section(plan, shards, keeps)
         first_free = next_number(known[plan.section])
         work += [(plan, job) for _, job in to_render(planned[plan.section], len(work), first_free)]
     return BuildPlan(
-        old, recorded, settings, now, full, plans, sections, planned, known, work, inspection
+        old,
+        recorded,
+        settings,
+        now,
+        full,
+        plans,
+        sections,
+        planned,
+        known,
+        work,
+        inspection,
+        refreshed=refresh is not None,
     )
 
 
-def known_shards(recorded: Manifest | None, section: str, print_: str) -> list[Shard] | None:
-    """The recorded shards of ``section``, if its files were built as they would be now."""
-    if recorded is None or recorded.sections.get(section) != print_:
+def known_shards(
+    recorded: Manifest | None, plan: Plan, sections: dict[str, str]
+) -> list[Shard] | None:
+    """The recorded shards of ``plan``'s section, if its files were built as they would
+    be now (``sections``: each section's fingerprint now)."""
+    if recorded is None or recorded.sections.get(plan.section) != sections[plan.section]:
         return None
-    return recorded.section_shards(section)
-
-
-def left_out_date(shard: Shard, built: dt.datetime) -> bool:
-    """Whether the range's newest ``lastmod`` was later than a build at ``built`` wrote:
-    its row went without it (``values.Horizon``), so the shard is rendered again,
-    until the date is written."""
-    recorded = None if shard.stats is None else shard.stats["lastmod"]
-    if not isinstance(recorded, dict) or len(recorded) != 1:
-        return False
-    ((tag, text),) = recorded.items()
-    if tag not in ("date", "datetime"):
-        return False
-    return Horizon(built).passed(format_lastmod(TAGGED[tag](text)))
-
-
-def full_check_due(recorded: Manifest, now: dt.datetime) -> bool:
-    """Whether ``SITEMAPKIT_FULL_BUILD_EVERY`` has passed since every shard was rendered."""
-    every = conf.FULL_BUILD_EVERY
-    return every is not None and now - recorded.full_check_at() >= every
+    return recorded.section_shards(plan.section)

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
-import math
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.build import BuildInterrupted, build
+from django_sitemapkit.build.arguments import percent, positive_int
+from django_sitemapkit.build.changed import applied, changed_records
 from django_sitemapkit.build.console import Console, failed_sites, interrupted, left_behind
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.options import BuildOptions, RemovalLimit
+from django_sitemapkit.build.refresh import setting_limit
 from django_sitemapkit.build.report import BuildResult
 from django_sitemapkit.build.report_file import Report, now, report_to, reported
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
-from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.conf import conf
 from django_sitemapkit.distributed.coordinator import Dispatch
 from django_sitemapkit.distributed.engines import ENGINES, engine_named
@@ -29,23 +29,6 @@ from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import several_sites
 
 logger = logging.getLogger("django_sitemapkit")
-
-
-def positive_int(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return number
-
-
-def percent(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = math.nan
-    if not 0 <= number <= 100:  # NaN compares false too
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 100, not {value}")
-    return number
 
 
 class Command(BaseCommand):
@@ -131,6 +114,11 @@ class Command(BaseCommand):
             help="Render the shards on the workers of Celery or of Django's Tasks framework, "
             "into SITEMAPKIT_STORAGE (default: in this process, or --jobs processes).",
         )
+        parser.add_argument(
+            "--changed",
+            action="store_true",
+            help="Render only the shards the pending change records touch, then delete them.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         console = Console(self.stdout, self.stderr, self.style, options["verbosity"])
@@ -165,6 +153,9 @@ class Command(BaseCommand):
                 "--gzip-links (or SITEMAPKIT_GZIP_LINKS) needs the .xml.gz files; drop --no-gzip."
             )
         try:
+            self.touched = changed_records(console, options) if options["changed"] else None
+            if options["changed"] and self.touched is None:
+                return
             sites, failures = selected_sites(options["site"])
             planned = site_builds(sites, options["section"])
             # Every destination first: one that cannot be is no one site's failure.
@@ -177,6 +168,8 @@ class Command(BaseCommand):
                 self.build_sites(console, places, build_options, options, report, failures)
         except BuildError as exc:  # the report's own
             raise CommandError(str(exc)) from exc
+        if self.touched is not None and not options["dry_run"]:
+            applied(console, self.touched)
 
     def build_sites(
         self,
@@ -234,8 +227,12 @@ class Command(BaseCommand):
             console.nothing_listed()
             report.add(planned.site, destination, now())
             return
+        if self.touched is not None and not self.touched.reads(planned.site, planned.sources):
+            console.untouched()
+            report.add(planned.site, destination, now())
+            return
         if options["dry_run"]:
-            console.dry_run(destination, planned, build_options)
+            console.dry_run(destination, planned, build_options, self.touched)
             return
         started = now()
         try:
@@ -260,7 +257,7 @@ class Command(BaseCommand):
         via = options["via"]
         # A distributed build prints its own progress (shards, not rows).
         renderer = None if via is None else dispatch(console, via, planned.site, build_options)
-        progress = None if via is not None else console.progress_bar(planned.site)
+        progress = None if via is not None else console.progress_bar(planned.site, self.touched)
         return build(
             destination,
             planned.sources,
@@ -271,6 +268,7 @@ class Command(BaseCommand):
             progress=None if progress is None else progress.update,
             done=console.section_done if progress is None else progress.finish,
             renderer=renderer,
+            refresh=self.touched,
         )
 
     def destination(self, planned: SiteBuild, options: dict[str, Any]) -> Destination:
@@ -284,10 +282,10 @@ def removal_limit(option: float | None) -> RemovalLimit | None:
     ``call_command()`` skips the system checks)."""
     if option is not None:
         return RemovalLimit(option)
-    for error in check_values("MAX_REMOVED"):
-        raise CommandError(f"{error.msg} {error.hint} ({error.id})")
-    setting = conf.MAX_REMOVED
-    return None if setting is None else RemovalLimit(setting, "SITEMAPKIT_MAX_REMOVED")
+    try:
+        return setting_limit()
+    except BuildError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def dispatch(console: Console, via: str, site: SitemapSite, options: BuildOptions) -> Dispatch:

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.management.commands.build_sitemaps import positive_int
+from django_sitemapkit.build.arguments import positive_int
 from django_sitemapkit.registry import WHERE_SOURCES_ARE, registry
 from django_sitemapkit.sites.hosts import several_sites
 from django_sitemapkit.verification.console import VerifyConsole
