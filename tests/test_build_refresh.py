@@ -256,18 +256,20 @@ def test_records_of_a_model_no_section_reads_are_applied_with_nothing_rendered(
     assert records.pending(10).ids == []
 
 
-def test_a_record_of_every_row_compares_the_section_as_a_build_does(project: Endpoint) -> None:
+def test_a_record_of_every_row_renders_every_shard_of_the_sections_reading_it(
+    project: Endpoint,
+) -> None:
     Article.objects.filter(title="ac").update(slug="bulk")
     records.write("default", [("testapp.article", None, None)])
     stdout, stderr, code = changed()
     assert (stderr, code) == ("", 0)
-    # Each shard compared; the one the update changed has the same stats, so the
-    # slug waits for the record of its row or the periodic full build.
+    # A new slug changes no count: every shard of the sections reading the model.
     assert rendered(stdout) == [
-        "0 of 3 shard(s) rendered",
-        "0 of 3 shard(s) rendered",
+        "3 of 3 shard(s) rendered",
+        "3 of 3 shard(s) rendered",
         "0 of 1 shard(s) rendered",
     ]
+    assert loc("bulk") in {url for page in urls(served(), "articles") for url in page}
 
 
 def test_a_set_built_otherwise_is_built_again_whole(project: Endpoint, out: Path) -> None:

@@ -163,11 +163,11 @@ def test_records_that_do_not_fit_are_read_as_every_row(caplog: Any) -> None:
     ]
     assert [r.getMessage() for r in caplog.records] == [
         f"Change record {Change.objects.order_by('id')[0].id} of 'testapp.article' cannot be "
-        "read ('seven' is no value of testapp.Article.id): every row of the model is compared "
-        "as a periodic build does.",
+        "read ('seven' is no value of testapp.Article.id): the sections that read the model "
+        "are rendered again whole.",
         f"Change record {Change.objects.order_by('id')[1].id} of 'testapp.article' cannot be "
-        "read ('nope' is no column of testapp.Article): every row of the model is compared as "
-        "a periodic build does.",
+        "read ('nope' is no column of testapp.Article): the sections that read the model are "
+        "rendered again whole.",
         f"Change record {Change.objects.order_by('id')[2].id} names 'gone.model', which is no "
         "installed model: left out.",
     ]

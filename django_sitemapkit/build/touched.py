@@ -14,8 +14,9 @@ Where a record cannot be placed, the section's shards are compared as a build
 does (``planning.plan_section()``), that section only, and the shards the
 records' rows are in now are rendered whatever their stats (a new slug changes
 none of them): a record of a row saved without being loaded (its place before
-is not known). A record of every row (``changed(Model)``) is the comparison
-alone.
+is not known). A record of every row (``changed(Model)``, a Wagtail page whose
+new URL changes the URLs below it) renders every shard of the sections that
+read the model: a new slug changes no count.
 """
 
 from __future__ import annotations
@@ -113,7 +114,9 @@ class Touched:
         if pager.key is None:
             return plan_section(plan, recorded, lambda shard: False)
         if any(self.models[name].every for name in labels):
-            return plan_section(plan, recorded, keeps)
+            # Every row may have changed in a way no count shows (an update()
+            # of their slugs, a Wagtail page's new URL below it): every shard.
+            return plan_section(plan, recorded, lambda shard: False)
         lows = [shard.low for shard in recorded]
         present, now = self.now(pager, lows, labels)
         before = self.before(pager, present)

@@ -23,8 +23,8 @@ def changed(
 
     ``rows`` is a queryset (each row it holds now: call it after an ``update()``
     that kept the rows where the sections order them), a model instance or several,
-    or a model class: every row, which the next refresh compares as a periodic
-    build does (after an ``update()`` that changed an ordering column, or a bulk
+    or a model class: every row, whose sections the next refresh renders again
+    whole (after an ``update()`` that changed an ordering column, or a bulk
     delete without signals).
     """
     # Here, not at the top: the package is imported before the app registry is

@@ -4,8 +4,8 @@ applied by a refresh, counted for the version of the database-served index.
 What a record holds crossed a process boundary (another process wrote it,
 perhaps another release): each value is read back bounded and checked against
 the model's own field, and a record that does not fit is applied as a change
-to every row of its model, which the refresh then compares as a periodic
-build does (logged).
+to every row of its model, whose sections the refresh then renders whole
+(logged).
 """
 
 from __future__ import annotations
@@ -116,8 +116,8 @@ def read(id_: int, label: str, row: str | None, before: str | None) -> Changed:
         return Changed(id_, label, pk, before_values(model, before))
     except (ValueError, TypeError, ValidationError) as exc:
         logger.warning(
-            "Change record %s of %r cannot be read (%s): every row of the model is compared "
-            "as a periodic build does.",
+            "Change record %s of %r cannot be read (%s): the sections that read the model "
+            "are rendered again whole.",
             id_,
             label,
             exc,
