@@ -91,8 +91,9 @@ def condition(key: Sequence[KeyColumn], bound: Bound) -> Q:
 
 
 def walk(pager: QueryPager, bound: Bound | None) -> Iterator[PageRun]:
-    """Every page from ``bound`` on, each from where the last one ended (as
-    ``lastmods.walk_lastmods()`` reads them: the same aggregate per page)."""
+    """Every page from ``bound`` on, each from where the last one ended: one aggregate
+    of its first ``page_size`` rows, and for a key of more than the primary key the
+    key of the row after them, where the next page starts."""
     assert pager.key is not None
     key, size = pager.key, pager.page_size
     found = aggregates(pager)
