@@ -11,23 +11,16 @@ from collections.abc import Callable, Iterator
 import pytest
 from django.db import connection, transaction
 from django.test import Client, override_settings
-from django.test.utils import CaptureQueriesContext
 from factories import ArticleFactory
 from sitemap_xml import fetch
 from testapp.models import Article
+from versioned_index import ARTICLES, at, queried, reads_articles, walked, whole
 
 from django_sitemapkit import SitemapSource, changed
 from django_sitemapkit.changes import index, records
 from django_sitemapkit.models import Change
-from django_sitemapkit.sources import lastmods
 
 pytestmark = pytest.mark.django_db(transaction=True)
-UTC = dt.timezone.utc
-ARTICLES = Article._meta.db_table
-
-
-def at(day: int) -> dt.datetime:
-    return dt.datetime(2024, 3, day, 12, tzinfo=UTC)
 
 
 class Articles(SitemapSource):
@@ -64,32 +57,6 @@ def recording(sources: Callable[..., None]) -> Iterator[None]:
 def articles() -> list[Article]:
     """Ten rows: four pages of each section."""
     return [ArticleFactory.create(slug=f"a{n}", updated_at=at(n + 1)) for n in range(10)]
-
-
-def whole(client: Client, path: str = "/sitemap.xml") -> bytes:
-    """The index as read without the record: every section walked again."""
-    lastmods.clear_cache()
-    with override_settings(SITEMAPKIT_CHANGES=None):
-        status, body, _ = fetch(client, path)
-    assert status == 200
-    return body
-
-
-def queried(
-    client: Client, path: str = "/sitemap.xml", **headers: str
-) -> tuple[int, bytes, list[str]]:
-    with CaptureQueriesContext(connection) as queries:
-        status, body, _ = fetch(client, path, **headers)
-    return status, body, [query["sql"] for query in queries.captured_queries]
-
-
-def reads_articles(statements: list[str]) -> list[str]:
-    return [sql for sql in statements if ARTICLES in sql]
-
-
-def walked(statements: list[str]) -> int:
-    """The pages aggregated, of either section."""
-    return sum(sql.count("COUNT(") for sql in reads_articles(statements))
 
 
 @pytest.mark.parametrize("path", ["/sitemap.xml", "/sitemap.html"])

@@ -129,10 +129,8 @@ class VersionedIndex:
         return [*found, *self.others]
 
     def sections(self) -> list[Section]:
-        """Every section, those the record covers brought up to date first."""
-        found = self.cached()
-        if found is not None:
-            return found
+        """Every section, those the record covers brought up to date first (where
+        ``cached()`` has not them all)."""
         with _lock:
             known = {cache_key(pager): _cache.get(cache_key(pager)) for _, pager, _ in self.covered}
         watermarks = [

@@ -26,7 +26,6 @@ from django.db.models import Count, Max, Min, Q, QuerySet
 
 from django_sitemapkit.sources.keyset import KeyColumn, compared
 from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
-from django_sitemapkit.values import newest_lastmod
 
 #: Key values whose order in Python is their order in SQL (a text column's is the
 #: database's collation, which Python does not know).
@@ -64,12 +63,9 @@ class SectionPages(NamedTuple):
 
 
 def newest_of(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
-    """The ``MAX()`` of the values, as the section's aggregate would read it."""
-    present = [value for value in values if value is not None]
-    try:
-        return max(present) if present else None
-    except TypeError:  # dates and datetimes mixed: the rule values.py writes by
-        return newest_lastmod(present)
+    """The ``MAX()`` of the pages' values (of one column: one type), as the section's
+    aggregate reads it."""
+    return max((value for value in values if value is not None), default=None)
 
 
 def aggregates(pager: QueryPager) -> dict[str, Any]:
