@@ -277,3 +277,19 @@ def test_a_row_whose_place_is_not_known_reads_the_section_again(
     # The last page's range counted, then the walk from there finds no row; or
     # the section's three pages walked.
     assert (status, body, walked(statements)) == (200, whole(client), pages)
+
+
+class NewestPublished(Newest):
+    """``Newest`` after a release that dates its rows by another column."""
+
+    lastmod = "published_on"
+
+
+def test_a_new_declaration_is_a_new_etag(client: Client, sources: Sources) -> None:
+    sources(Newest)
+    created(3, published_on=dt.date(2024, 3, 1))
+    etag = fetch(client, "/sitemap.xml")[2]["ETag"]
+    sources(NewestPublished)
+    status, body, headers = fetch(client, "/sitemap.xml", **{"if-none-match": etag})
+    assert (status, headers["ETag"] != etag, body) == (200, True, whole(client))
+    assert b"<lastmod>2024-03-01</lastmod>" in body

@@ -23,6 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from threading import Lock
 from typing import Any
 
@@ -85,12 +86,32 @@ def is_versioned() -> bool:
     return conf.CHANGES is not None and (every is None or every.total_seconds() > 0)
 
 
-def cache_key(pager: QueryPager) -> tuple[Any, ...]:
-    try:
-        query = str(pager.ordered.query)
-    except EmptyResultSet:  # .none(): no rows, whatever the version
-        query = ""
-    return (pager.section, pager.ordered.db, query, pager.page_size)
+@dataclass(frozen=True)
+class Covered:
+    """A section the record covers: its plan, what its records are of, and what its
+    pages are kept under (all the index reads of its declaration)."""
+
+    plan: Plan
+    pager: QueryPager
+    watch: SectionWatch
+
+    @cached_property
+    def key(self) -> tuple[Any, ...]:
+        pager = self.pager
+        try:
+            query = str(pager.ordered.query)
+        except EmptyResultSet:  # .none(): no rows, whatever the version
+            query = ""
+        # The HTML index counts a page's URLs: rows times languages.
+        languages = self.plan.languages
+        return (
+            pager.section,
+            pager.ordered.db,
+            query,
+            pager.page_size,
+            pager.lastmod_path,
+            languages,
+        )
 
 
 @dataclass
@@ -98,19 +119,18 @@ class VersionedIndex:
     site: SitemapSite
     version: int
     period: int | None
-    #: The sections the record covers, with what their records are of.
-    covered: list[tuple[Plan, QueryPager, SectionWatch]]
-    #: The others, with their aggregates.
+    covered: list[Covered]
+    #: The sections the record does not cover, with their aggregates.
     others: list[Section]
 
     def validated_by(self) -> tuple[Any, ...]:
         """What the index's validator is made of: the version and its period, each
-        covered section's query, and the others' aggregates."""
+        covered section's declaration, and the others' aggregates."""
         return (
             "changes",
             self.version,
             self.period,
-            *(cache_key(pager) for _, pager, _ in self.covered),
+            *(item.key for item in self.covered),
             *(
                 (item.plan.section, item.plan.page_size, item.stats.fingerprint)
                 for item in self.others
@@ -121,31 +141,29 @@ class VersionedIndex:
         """Every section as kept at this version, without a query; ``None`` if one is not."""
         found = []
         with _lock:
-            for plan, pager, _ in self.covered:
-                kept = _cache.get(cache_key(pager))
+            for item in self.covered:
+                kept = _cache.get(item.key)
                 if kept is None or (kept.version, kept.period) != (self.version, self.period):
                     return None
-                found.append(Section(plan, kept.stats, kept.lastmods))
+                found.append(Section(item.plan, kept.stats, kept.lastmods))
         return [*found, *self.others]
 
     def sections(self) -> list[Section]:
         """Every section, those the record covers brought up to date first (where
         ``cached()`` has not them all)."""
         with _lock:
-            known = {cache_key(pager): _cache.get(cache_key(pager)) for _, pager, _ in self.covered}
-        watermarks = [
-            kept.newest for kept in known.values() if kept is not None and self.usable(kept)
-        ]
+            known = [_cache.get(item.key) for item in self.covered]
+        watermarks = [kept.newest for kept in known if kept is not None and self.usable(kept)]
         read = records.since(min(watermarks, default=NO_RECORD), MOST_RECORDS)
         covered = []
-        for plan, pager, section_watch in self.covered:
-            kept = brought(pager, section_watch, known[cache_key(pager)], read, self.period)
+        for item, kept in zip(self.covered, known, strict=True):
+            kept = brought(item.pager, item.watch, kept, read, self.period)
             with _lock:
-                _cache[cache_key(pager)] = kept
-                _cache.move_to_end(cache_key(pager))
+                _cache[item.key] = kept
+                _cache.move_to_end(item.key)
                 while len(_cache) > CACHED_SECTIONS:
                     _cache.popitem(last=False)
-            covered.append(Section(plan, kept.stats, kept.lastmods))
+            covered.append(Section(item.plan, kept.stats, kept.lastmods))
         return [*covered, *self.others]
 
     def usable(self, kept: Kept) -> bool:
@@ -232,7 +250,8 @@ def versioned_index(site: SitemapSite) -> VersionedIndex | None:
     if not is_versioned():
         return None
     watched = {item.section: item for item in watch().sections}
-    covered, others = [], []
+    covered: list[Covered] = []
+    others: list[Section] = []
     for source in registry.sections(site):
         plan = compile_plan(source, site)
         pager = plan.queryset
@@ -244,5 +263,5 @@ def versioned_index(site: SitemapSite) -> VersionedIndex | None:
         ):
             others.extend(sections_of([plan]))
             continue
-        covered.append((plan, pager, section_watch))
+        covered.append(Covered(plan, pager, section_watch))
     return VersionedIndex(site, records.version(), period(), covered, others)
