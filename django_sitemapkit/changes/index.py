@@ -36,6 +36,7 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.documents import Section, sections_of
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.pages import QueryPager, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.versioned import SectionPages, updated, walked
@@ -194,16 +195,9 @@ def brought(
                 return Kept(read.version, newest, period_, pages.stats, pages.lastmods, pages)
     if pager.key is None:
         stats = pager.section_stats()
-        return Kept(read.version, newest, period_, stats, tuple(pager_lastmods(pager, stats)), None)
+        return Kept(read.version, newest, period_, stats, page_lastmods(pager, stats), None)
     pages = walked(pager)
     return Kept(read.version, newest, period_, pages.stats, pages.lastmods, pages)
-
-
-def pager_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[Any, ...]:
-    # Here, not at the top: sources.lastmods is the plan's, read the same way.
-    from django_sitemapkit.sources.lastmods import page_lastmods
-
-    return page_lastmods(pager, stats)
 
 
 def changed_keys(
@@ -230,7 +224,9 @@ def changed_keys(
         None if name in ("pk", model._meta.pk.name) else model._meta.get_field(name).attname
         for name in names
     ]
-    rows = model._base_manager.using(pager.ordered.db).filter(pk__in=[c.row for c in mine])
+    # Where each row is now, in its table (a row the section leaves out now is read
+    # too: its page is where it was, if it did not move).
+    rows = model._base_manager.using(pager.ordered.db).filter(pk__in={c.row for c in mine})
     now = {row[-1]: tuple(row[:-1]) for row in rows.values_list(*names, "pk")}
     found = []
     for change in mine:
