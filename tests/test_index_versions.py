@@ -9,6 +9,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 
 import pytest
+from django.contrib.sites.models import Site
 from django.db import connection, transaction
 from django.test import Client, override_settings
 from factories import ArticleFactory
@@ -204,3 +205,21 @@ def test_a_period_of_zero_reads_the_aggregates(client: Client, articles: list[Ar
         etag = fetch(client, "/sitemap.xml")[2]["ETag"]
         _, _, statements = queried(client, **{"if-none-match": etag})
     assert len(reads_articles(statements)) == 2
+
+
+def test_a_304_of_a_site_of_the_sites_framework_reads_its_site_and_the_version(
+    client: Client, articles: list[Article]
+) -> None:
+    Site.objects.update_or_create(pk=1, defaults={"domain": "www.example.com"})
+    with override_settings(SITEMAPKIT_SITES="django.contrib.sites"):
+        etag = fetch(client, "/sitemap.xml", host="www.example.com")[2]["ETag"]
+        index.clear_cache()
+        status, _, statements = queried(
+            client, **{"host": "www.example.com", "if-none-match": etag}
+        )
+    # The site chosen by its host, as for every request, then the version.
+    assert status == 304
+    assert [(Site._meta.db_table in sql, "sitemapkit_change" in sql) for sql in statements] == [
+        (True, False),
+        (False, True),
+    ]
