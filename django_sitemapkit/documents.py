@@ -172,19 +172,21 @@ class IndexedPage(NamedTuple):
 
 
 class Section(NamedTuple):
-    """A section as the index sees it: its plan and its whole-section aggregate."""
+    """A section as the index sees it: its plan and its whole-section aggregate, and its
+    pages' lastmods where they are known already (``changes/index.py``)."""
 
     plan: Plan
     stats: SectionStats
+    lastmods: tuple[LastmodValue | None, ...] | None = None
 
 
 def sections(site: SitemapSite) -> list[Section]:
     """Every section of ``site`` with its aggregate: one query each."""
-    found = []
-    for source in registry.sections(site):
-        plan = compile_plan(source, site)
-        found.append(Section(plan, plan.pager.section_stats()))
-    return found
+    return sections_of(compile_plan(source, site) for source in registry.sections(site))
+
+
+def sections_of(plans: Iterable[Plan]) -> list[Section]:
+    return [Section(plan, plan.pager.section_stats()) for plan in plans]
 
 
 def indexed_pages(found: Iterable[Section]) -> list[IndexedPage]:
@@ -192,7 +194,10 @@ def indexed_pages(found: Iterable[Section]) -> list[IndexedPage]:
     return [
         IndexedPage(section.plan.section, number, lastmod)
         for section in found
-        for number, lastmod in enumerate(section.plan.lastmods(section.stats), 1)
+        for number, lastmod in enumerate(
+            section.plan.lastmods(section.stats) if section.lastmods is None else section.lastmods,
+            1,
+        )
     ]
 
 

@@ -10,6 +10,7 @@ from hypothesis import settings
 from indexnow_endpoint import KEY, Endpoint, configured
 
 import django_sitemapkit
+from django_sitemapkit.changes.index import clear_cache as clear_index
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
 from django_sitemapkit.sources.lastmods import clear_cache
@@ -83,8 +84,10 @@ def fresh_page_lastmods() -> Iterator[None]:
     """Each test starts without the index's kept page lastmods: a test database reuses
     primary keys after a rollback, so two tests' sections can share a fingerprint."""
     clear_cache()
+    clear_index()
     yield
     clear_cache()
+    clear_index()
 
 
 @pytest.fixture

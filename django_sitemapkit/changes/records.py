@@ -176,14 +176,52 @@ def version(using: str | None = None) -> int:
     record adds one and nothing takes one away, so a number never comes back: the
     validator of the rows as they were when it was read. One statement, so that a
     refresh applying records between two reads cannot count them twice."""
-    alias = using or database()
-    connection = connections[alias]
-    name = connection.ops.quote_name
-    sql = (
-        f"SELECT (SELECT COUNT(*) FROM {name(Change._meta.db_table)}) + COALESCE((SELECT "
-        f"{name('applied')} FROM {name(Refresh._meta.db_table)} WHERE {name('name')} = %s), 0)"
-    )
+    connection = connections[using or database()]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [PROJECT])
+        cursor.execute(f"SELECT {counted(connection)}", [PROJECT])
         (total,) = cursor.fetchone()
     return int(total)
+
+
+def counted(connection: Any) -> str:
+    """The version's expression: the records pending, plus those applied."""
+    name = connection.ops.quote_name
+    return (
+        f"(SELECT COUNT(*) FROM {name(Change._meta.db_table)}) + COALESCE((SELECT "
+        f"{name('applied')} FROM {name(Refresh._meta.db_table)} WHERE {name('name')} = %s), 0)"
+    )
+
+
+@dataclass(frozen=True)
+class Since:
+    """The version, the newest pending record's id, and the records after ``after``
+    (at most ``limit``), as one statement saw them all."""
+
+    version: int
+    newest: int | None
+    changes: list[Changed]
+
+
+def since(after: int, limit: int, using: str | None = None) -> Since:
+    """The records with an id above ``after``, with the version and the newest id they
+    were read at: one statement, one snapshot, so that the records read are exactly
+    those the version counts when ``version - an earlier version`` of them are found
+    (a record committed out of id order, or applied and deleted in between, is
+    missing, and the count says so)."""
+    connection = connections[using or database()]
+    name = connection.ops.quote_name
+    table = name(Change._meta.db_table)
+    columns = ", ".join(f"c.{name(column)}" for column in ("id", "model", "row", "before"))
+    sql = (
+        f"SELECT t.{name('total')}, t.{name('newest')}, {columns} FROM (SELECT "
+        f"{counted(connection)} AS {name('total')}, (SELECT MAX({name('id')}) FROM {table}) "
+        f"AS {name('newest')}) t LEFT JOIN (SELECT {name('id')}, {name('model')}, {name('row')}, "
+        f"{name('before')} FROM {table} WHERE {name('id')} > %s ORDER BY {name('id')} LIMIT %s) "
+        f"c ON 1 = 1 ORDER BY c.{name('id')}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [PROJECT, after, limit])
+        rows = cursor.fetchall()
+    changes = [read(*row[2:]) for row in rows if row[2] is not None]
+    total, newest = rows[0][0], rows[0][1]
+    return Since(int(total), None if newest is None else int(newest), changes)

@@ -20,11 +20,11 @@ from typing import Any
 
 from django.core.exceptions import FieldError
 from django.db import connections, models
-from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
+from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber, TruncDate
 
-from django_sitemapkit.sources.keyset import from_start
 from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
+from django_sitemapkit.sources.versioned import walk
 
 # Column aliases of the query that finds each page's newest lastmod without a key,
 # and of the one that counts the rows of each day.
@@ -57,7 +57,7 @@ def page_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[LastmodValue 
             _cache.move_to_end(key)
             return found
     computed = tuple(
-        walk_lastmods(pager, pager.lastmod_path)
+        walk_lastmods(pager)
         if pager.key is not None
         else numbered_lastmods(pager, pager.lastmod_path)
     )
@@ -68,39 +68,11 @@ def page_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[LastmodValue 
     return computed
 
 
-def walk_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | None]:
+def walk_lastmods(pager: QueryPager) -> Iterator[LastmodValue | None]:
     """Page after page along the key: each starts where the previous one ended, so
     the whole index reads every key once, where seeking each page from the top
-    would read them N/2 times on average."""
-    assert pager.key is not None
-    key = pager.key
-    size = pager.page_size
-    aggregates = {"count": Count("pk"), "lastmod": Max(path)}
-    if len(key) == 1:
-        aggregates["edge"] = Min("pk") if key[0].descending else Max("pk")
-    rows: QuerySet[Any] = pager.ordered
-    while True:
-        stats = rows[:size].aggregate(**aggregates)
-        if stats["count"] == 0:
-            return
-        yield stats["lastmod"]
-        if stats["count"] < size:
-            return
-        rows = pager.ordered.filter(after_page(pager, rows, stats.get("edge")))
-
-
-def after_page(pager: QueryPager, page: QuerySet[Any], edge: Any) -> Q:
-    """The rows after the page that ``page[:page_size]`` holds."""
-    assert pager.key is not None
-    key = pager.key
-    if len(key) == 1:
-        # Ordered by the primary key alone: the page's last key is its edge.
-        lookup = "lt" if key[0].descending else "gt"
-        return Q(**{f"pk__{lookup}": edge})
-    names = [column.name for column in key]
-    size = pager.page_size
-    following = list(page.values_list(*names)[size : size + 1])
-    return from_start(key, tuple(following[0])) if following else Q(pk__in=[])
+    would read them N/2 times on average (``versioned.walk()``)."""
+    return (page.lastmod for page in walk(pager, None))
 
 
 def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | None]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from django.http import Http404, HttpRequest, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.cache import get_conditional_response
 
+from django_sitemapkit.changes.index import versioned_index
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import (
     Section,
@@ -47,7 +49,11 @@ logger = logging.getLogger("django_sitemapkit")
 
 
 def listed_sections(site: SitemapSite) -> list[Section]:
-    found = [section for section in sections(site) if section.stats.rows]
+    return listed(sections(site))
+
+
+def listed(every: list[Section]) -> list[Section]:
+    found = [section for section in every if section.stats.rows]
     if not found:
         raise Http404("No sitemap section has any rows.")
     return found
@@ -66,10 +72,7 @@ def sections_etag(site: SitemapSite, label: str, found: list[Section]) -> str:
 def database_index(
     request: HttpRequest, site: SitemapSite, representation: Representation
 ) -> HttpResponseBase:
-    found = listed_sections(site)
-    lastmod = newest_lastmod(item.stats.lastmod for item in found)
-
-    def body() -> Iterator[bytes]:
+    def body(found: list[Section]) -> Iterator[bytes]:
         entries = index_entries(indexed_pages(found), site.origin)
         if len(entries) > MAX_URLS:
             logger.error(
@@ -80,8 +83,41 @@ def database_index(
             )
         return checked_index(entries[:MAX_URLS], len(entries))
 
-    etag = sections_etag(site, representation.label, found)
-    return document_response(request, representation, etag, lastmod, body)
+    return index_response(request, site, representation, body)
+
+
+def index_response(
+    request: HttpRequest,
+    site: SitemapSite,
+    representation: Representation,
+    body: Callable[[list[Section]], Iterator[bytes]],
+) -> HttpResponseBase:
+    """An index, validated by each section's aggregate, or with ``SITEMAPKIT_CHANGES`` by
+    the change record's version (``changes/index.py``)."""
+    versioned = versioned_index(site)
+    if versioned is None:
+        found = listed_sections(site)
+        etag = sections_etag(site, representation.label, found)
+    else:
+        etag = weak_etag(site, representation.label, "index", *versioned.validated_by())
+        kept = versioned.cached()
+        if kept is None and is_not_modified(request, etag):
+            # Answered from the version alone: a 304 carries no Last-Modified,
+            # which is representation metadata (RFC 9110 section 15.4.5), and the
+            # newest lastmod is known only once the sections are read.
+            return document_response(request, representation, etag, None, lambda: iter(()))
+        found = listed(versioned.sections() if kept is None else kept)
+    lastmod = newest_lastmod(item.stats.lastmod for item in found)
+    return document_response(request, representation, etag, lastmod, lambda: body(found))
+
+
+def is_not_modified(request: HttpRequest, etag: str) -> bool:
+    """Whether ``If-None-Match`` alone answers the request 304 (or 412): without
+    ``If-Unmodified-Since``, the only condition a Last-Modified could change."""
+    if "HTTP_IF_NONE_MATCH" not in request.META or "HTTP_IF_UNMODIFIED_SINCE" in request.META:
+        return False
+    head = HttpResponse()
+    return get_conditional_response(request, etag=etag, response=head) is not head
 
 
 def checked_index(entries: list[Entry], pages: int) -> Iterator[bytes]:
@@ -176,11 +212,9 @@ def page_cut(encoder: Encoder, section: str, page: int) -> None:
 
 
 def database_html_index(request: HttpRequest, site: SitemapSite) -> HttpResponseBase:
-    found = listed_sections(site)
     origin = site.origin
-    lastmod = newest_lastmod(item.stats.lastmod for item in found)
 
-    def body() -> Iterator[bytes]:
+    def body(found: list[Section]) -> Iterator[bytes]:
         pages = indexed_pages(found)
         counts = {item.plan.section: item for item in found}
         rows = [
@@ -196,8 +230,7 @@ def database_html_index(request: HttpRequest, site: SitemapSite) -> HttpResponse
         ]
         return html.index_document(rows, origin.url)
 
-    etag = sections_etag(site, HTML.label, found)
-    return document_response(request, HTML, etag, lastmod, body)
+    return index_response(request, site, HTML, body)
 
 
 def page_urls(section: Section, page: int) -> int:
