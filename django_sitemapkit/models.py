@@ -25,6 +25,10 @@ class Change(models.Model):
     #: when they changed (the row moved); ``NULL``: where it is now, or nowhere.
     before = models.TextField(null=True)  # noqa: DJ001  # NULL (not moved) is not ""
     at = models.DateTimeField(auto_now_add=True)
+    #: When a refresh applied it; ``NULL``: pending. An applied record is kept a
+    #: while (``records.KEEP_APPLIED``), so that the index served from the database
+    #: can still read which rows changed since it last read them.
+    applied = models.DateTimeField(null=True)
 
     class Meta:
         db_table = "sitemapkit_change"

@@ -310,13 +310,13 @@ def test_a_dry_run_says_which_shards_it_would_render(project: Endpoint, out: Pat
         ({"full": True}, "--full renders every shard, --changed only those the records touch"),
         (
             {"section": ["articles"]},
-            "the records are applied to every section they touch, so that none is left stale "
-            "when they are deleted",
+            "a refresh applies each record to every section it touches: a section left out "
+            "would stay stale once the record is applied",
         ),
         (
             {"site": ["default"]},
-            "the records are applied to every site, so that none is left stale when they are "
-            "deleted",
+            "a refresh applies each record to every site: a site left out would stay stale "
+            "once the record is applied",
         ),
         (
             {"via": "celery"},

@@ -3,6 +3,7 @@ save or delete records, read back from the table as a refresh reads it."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from django.db import connection, transaction
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from testapp.models import Article, Category, Clip, Photo
 
 from django_sitemapkit import Related, SitemapSource, changed
@@ -184,3 +186,18 @@ def test_the_version_moves_with_every_committed_record_and_never_comes_back() ->
     Article.objects.create(slug="c")
     seen.append(records.version())
     assert seen == [0, 1, 2, 2, 3]
+
+
+def test_applied_records_are_kept_an_hour_then_deleted() -> None:
+    first = Article.objects.create(slug="a")
+    second = Article.objects.create(slug="b")
+    records.applied(records.pending(1).ids)
+    assert recorded() == [Changed(0, ARTICLE, second.pk)]
+    assert Change.objects.count() == 2
+    assert records.version() == 2
+    Change.objects.filter(row=str(first.pk)).update(
+        applied=timezone.now() - records.KEEP_APPLIED - dt.timedelta(seconds=1)
+    )
+    records.applied([])
+    assert list(Change.objects.values_list("row", flat=True)) == [str(second.pk)]
+    assert records.version() == 2

@@ -12,6 +12,7 @@ import pytest
 from django.contrib.sites.models import Site
 from django.db import connection, transaction
 from django.test import Client, override_settings
+from django.utils import timezone
 from factories import ArticleFactory
 from sitemap_xml import fetch
 from testapp.models import Article
@@ -152,18 +153,32 @@ def test_an_update_and_changed_move_it(client: Client, articles: list[Article]) 
     assert b"2024-03-29T12:00:00+00:00" in body
 
 
-def test_records_applied_in_between_read_every_page_again(
-    client: Client, articles: list[Article]
-) -> None:
+def test_records_applied_in_between_are_still_read(client: Client, articles: list[Article]) -> None:
     fetch(client, "/sitemap.xml")
     articles[4].updated_at = at(27)
     articles[4].save()
     records.applied(records.pending(100).ids)
     status, body, statements = queried(client)
     assert body == whole(client)
+    # Kept an hour after a refresh applied them (records.KEEP_APPLIED): the
+    # changed page of each section, walked.
+    assert (status, walked(statements)) == (200, 2)
+
+
+def test_records_deleted_in_between_read_every_page_again(
+    client: Client, articles: list[Article]
+) -> None:
+    fetch(client, "/sitemap.xml")
+    articles[4].updated_at = at(27)
+    articles[4].save()
+    records.applied(records.pending(100).ids)
+    Change.objects.update(applied=timezone.now() - records.KEEP_APPLIED - dt.timedelta(seconds=1))
+    records.applied([])  # deletes those applied more than KEEP_APPLIED ago
+    assert not Change.objects.exists()
+    status, body, statements = queried(client)
+    assert body == whole(client)
     # Four pages of each section, walked.
-    assert status == 200
-    assert walked(statements) == 8
+    assert (status, walked(statements)) == (200, 8)
 
 
 def test_a_record_committed_below_the_id_last_seen_reads_every_page_again(

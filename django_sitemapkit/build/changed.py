@@ -15,10 +15,10 @@ from django_sitemapkit.exceptions import BuildError
 #: The options ``--changed`` is not given with, and why.
 REFUSED = {
     "full": "--full renders every shard, --changed only those the records touch",
-    "section": "the records are applied to every section they touch, so that none is "
-    "left stale when they are deleted",
-    "site": "the records are applied to every site, so that none is left stale when "
-    "they are deleted",
+    "section": "a refresh applies each record to every section it touches: a section "
+    "left out would stay stale once the record is applied",
+    "site": "a refresh applies each record to every site: a site left out would stay "
+    "stale once the record is applied",
     "via": "the records' shards are rendered in this process (few, as the change is)",
 }
 

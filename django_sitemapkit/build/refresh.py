@@ -1,12 +1,12 @@
 """A refresh: the pending change records (``changes/records.py``) applied to every
-site's built files, then deleted.
+site's built files, then marked applied.
 
 Each site with built files (``SITEMAPKIT_OUTPUT_DIR`` or ``SITEMAPKIT_STORAGE``)
 whose sections read a model of the records is built as ``build_sitemaps`` builds
 it, under its lock, but each section is planned from the records (``touched.py``):
 only the shards they touch are read and rendered, the set is published whole, and
 IndexNow is sent the URLs of the rewritten pages that changed. The records are
-deleted only once every site's set is published or found unchanged; a failure
+marked applied only once every site's set is published or found unchanged; a failure
 leaves them pending, and each site's last good set.
 
 Two refreshes at once may read the same records: each plans under its site's

@@ -10,6 +10,7 @@ to every row of its model, whose sections the refresh then renders whole
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import connections, models, router, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from django_sitemapkit.models import Change, Refresh
 from django_sitemapkit.sources.json_values import TAGGED, encode
@@ -30,6 +32,10 @@ PROJECT = "project"
 #: A record's ``before`` when where the row was is not known (an instance saved
 #: without being loaded, with a key of more than its primary key).
 UNKNOWN = "?"
+#: How long an applied record is kept: the index served from the database reads
+#: the records committed since it last read its pages, applied or not; after
+#: that, it reads a section whole once.
+KEEP_APPLIED = dt.timedelta(hours=1)
 #: The longest value of a record read back (a key is a few columns).
 MOST_TEXT = 10_000
 
@@ -90,7 +96,7 @@ def database() -> str:
 def pending(limit: int, using: str | None = None) -> Pending:
     """The oldest ``limit`` records, each read back (``Changed``)."""
     found = Pending()
-    query = Change.objects.using(using or database()).order_by("id")
+    query = Change.objects.using(using or database()).filter(applied__isnull=True).order_by("id")
     for record in query.values_list("id", "model", "row", "before")[:limit]:
         found.ids.append(record[0])
         found.changes.append(read(*record))
@@ -162,20 +168,26 @@ def before_values(model: type[models.Model], text: str) -> dict[str, Any]:
 
 
 def applied(ids: list[int], using: str | None = None) -> None:
-    """Delete the records a refresh applied, counting them in ``Refresh.applied``
-    (``version()``), in one transaction."""
+    """Mark the records a refresh applied, counting them in ``Refresh.applied``
+    (``version()``), and delete those applied more than ``KEEP_APPLIED`` ago, in one
+    transaction."""
     alias = using or database()
+    now = timezone.now()
     with transaction.atomic(using=alias):
-        deleted, _ = Change.objects.using(alias).filter(id__in=ids).delete()
+        marked = (
+            Change.objects.using(alias).filter(id__in=ids, applied__isnull=True).update(applied=now)
+        )
         Refresh.objects.using(alias).get_or_create(name=PROJECT)
-        Refresh.objects.using(alias).filter(name=PROJECT).update(applied=F("applied") + deleted)
+        Refresh.objects.using(alias).filter(name=PROJECT).update(applied=F("applied") + marked)
+        Change.objects.using(alias).filter(applied__lt=now - KEEP_APPLIED).delete()
 
 
 def version(using: str | None = None) -> int:
-    """How many records were ever committed: pending, and applied. Each committed
-    record adds one and nothing takes one away, so a number never comes back: the
-    validator of the rows as they were when it was read. One statement, so that a
-    refresh applying records between two reads cannot count them twice."""
+    """How many records were ever committed: pending, and applied (marked, or since
+    deleted). Each committed record adds one and nothing takes one away, so a number
+    never comes back: the validator of the rows as they were when it was read. One
+    statement, so that a refresh applying records between two reads cannot count
+    them twice."""
     connection = connections[using or database()]
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {counted(connection)}", [PROJECT])
@@ -187,14 +199,15 @@ def counted(connection: Any) -> str:
     """The version's expression: the records pending, plus those applied."""
     name = connection.ops.quote_name
     return (
-        f"(SELECT COUNT(*) FROM {name(Change._meta.db_table)}) + COALESCE((SELECT "
+        f"(SELECT COUNT(*) FROM {name(Change._meta.db_table)} WHERE {name('applied')} IS NULL)"
+        " + COALESCE((SELECT "
         f"{name('applied')} FROM {name(Refresh._meta.db_table)} WHERE {name('name')} = %s), 0)"
     )
 
 
 @dataclass(frozen=True)
 class Since:
-    """The version, the newest pending record's id, and the records after ``after``
+    """The version, the newest record's id, and the records after ``after``
     (at most ``limit``), as one statement saw them all."""
 
     version: int
