@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from factories import bulk_articles
 from sitemap_xml import parse_index, parse_urlset
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
+from django_sitemapkit.build.refresh import refresh_changes
 from django_sitemapkit.names import MANIFEST_FILENAME
 from django_sitemapkit.values import format_lastmod, parse_lastmod, utc_instant
 
@@ -241,6 +243,25 @@ def test_most_rows_on_one_day_are_warned_about(
     # A build that renders nothing of the section does not count again.
     caplog.clear()
     build(out)
+    assert warnings(caplog) == []
+
+
+def test_a_refresh_does_not_count_the_sections_days(
+    sources: Sources, out: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(ArticleSource)
+    bulk_articles(600, updated_at=dt.datetime(2024, 3, 5, tzinfo=UTC))
+    spread(400)
+    build(out)
+    caplog.clear()
+    with override_settings(SITEMAPKIT_CHANGES="record"):
+        article = Article.objects.get(slug="spread-3")
+        article.slug = "renamed"
+        article.save()
+        with CaptureQueriesContext(connection) as queries:
+            assert refresh_changes(output=str(out)).records == 1
+    # Its query reads every row of the section; the builds between refreshes warn.
+    assert [q for q in queries.captured_queries if "_sitemapkit_day" in q["sql"]] == []
     assert warnings(caplog) == []
 
 

@@ -71,7 +71,12 @@ def dated(
 
 def warn_touched(build: BuildPlan) -> None:
     """Log each section the build renders whose dates look touched in bulk: one grouped
-    query a section of ``TOUCHED_ROWS`` rows or more, over the rows' days."""
+    query a section of ``TOUCHED_ROWS`` rows or more, over the rows' days. Not in a
+    refresh (``--changed``): that query reads every row of the section, and a
+    refresh reads only the rows of its records' shards; the builds between them
+    warn."""
+    if build.refreshed:
+        return
     rendered = {job.section for _, job in build.work}
     for plan in build.plans:
         pager = plan.queryset

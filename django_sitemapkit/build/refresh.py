@@ -51,8 +51,8 @@ class Refreshed:
 
 def refresh_changes(*, limit: int = MOST_RECORDS, output: str | None = None) -> Refreshed:
     """Apply the oldest ``limit`` pending records to every site's built files (in
-    ``output``, else where ``build_sitemaps`` writes them), and delete them once every
-    site's set is published; raise ``BuildError`` (the records stay pending) if a site's
+    ``output``, else where ``build_sitemaps`` writes them), and mark them applied once
+    every site's set is published; raise ``BuildError`` (the records stay pending) if a site's
     refresh fails."""
     found = records.pending(limit)
     if not found.ids:
