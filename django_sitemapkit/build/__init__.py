@@ -89,7 +89,10 @@ def build(
     the plan's shards instead (the workers of a distributed build). ``refresh``
     plans each section from the change records (``touched.py``, ``--changed``).
     """
-    options = replace(options, gzip_in_thread=options.gzip_in_thread or jobs > 1)
+    # A refresh renders the few shards its records touch: its wall time, from the
+    # commit to the served file, is theirs, so each .gz is compressed beside them.
+    threaded = options.gzip_in_thread or jobs > 1 or refresh is not None
+    options = replace(options, gzip_in_thread=threaded)
     refuse_unsafe_names(sources)
     # Each build reads the site's robots.txt afresh, once (SITEMAPKIT_ROBOTS).
     forget_robots()
