@@ -2,11 +2,12 @@
 every Celery app of the project (``apps.py``), and how a commit sends it.
 
 It is sent with the time it is for as its ``eta``, so the worker keeps it until
-then, and with ``SITEMAPKIT_SHARD_TIMEOUT`` as its hard time limit: the lease
-it holds lasts as long (``changes/due.py``), so a refresh the worker stopped
-is one whose lease has run out. It is acknowledged when it starts (Celery's
-default): a worker killed during it loses it, and the lease, running out,
-lets the next commit schedule another.
+then. It has no time limit: a refresh that outlives its lease
+(``SITEMAPKIT_SHARD_TIMEOUT``, ``changes/due.py``) goes on to its end, and a
+second one started meanwhile finds the destination's lock and publishes
+nothing. It is acknowledged when it starts (Celery's default): a worker killed
+during it loses it, and the lease, running out, lets the next commit
+schedule another.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ def refresh_task(sent_for: str) -> None:
 def send(scheduled: datetime.datetime) -> None:
     options: dict[str, Any] = {
         "eta": scheduled,
-        "time_limit": conf.SHARD_TIMEOUT.total_seconds(),
         # A broker that is down is found out in a second, not after a commit's
         # request waited on Celery's default retries.
         "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.5},

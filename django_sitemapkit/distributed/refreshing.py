@@ -68,6 +68,7 @@ def run_refresh(text: object) -> datetime.datetime | None:
         return None  # another task claimed it first
     try:
         done = refresh.refresh_changes()
+        logger.info("Refresh: %s change record(s) applied.", done.records)
     except Exception as exc:
         logger.error(
             "The refresh failed (%s: %s); its change records stay pending: the next commit "
@@ -78,5 +79,4 @@ def run_refresh(text: object) -> datetime.datetime | None:
         raise
     finally:
         due.release(lease)
-    logger.info("Refresh: %s change record(s) applied.", done.records)
     return due.schedule() if due.pending() else None
