@@ -49,5 +49,5 @@ class SitemapkitConfig(AppConfig):
             # SITEMAPKIT_CHANGES = "celery", registered with the project's Celery
             # app(s) so its workers run them (docs/distributed.md,
             # docs/changes.md); Celery is imported only by a project that has it.
-            import django_sitemapkit.distributed.celery_engine  # noqa: F401
+            import django_sitemapkit.distributed.celery_engine
             import django_sitemapkit.distributed.celery_refresh  # noqa: F401

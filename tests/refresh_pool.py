@@ -60,17 +60,14 @@ class Refreshers:
 
     def start_celery(self) -> None:
         stop(self.celery)
-        self.celery = [
-            self.start(
-                [
-                    "celery", "-A", "celery_app", "worker", "--concurrency", "1",
-                    "--hostname", f"r{number}@%h", "--without-gossip", "--without-mingle",
-                    "--without-heartbeat", "--loglevel", "info",
-                ],  # fmt: skip
-                self.tmp / f"celery-{number}.log",
-            )
-            for number in (1, 2)
-        ]
+        self.celery = []
+        for number in (1, 2):
+            command = [
+                "celery", "-A", "celery_app", "worker", "--concurrency", "1",
+                "--hostname", f"r{number}@%h", "--without-gossip", "--without-mingle",
+                "--without-heartbeat", "--loglevel", "info",
+            ]  # fmt: skip
+            self.celery.append(self.start(command, self.tmp / f"celery-{number}.log"))
 
     def start_db_workers(self) -> None:
         """Two ``db_worker`` processes, stopped after the test."""

@@ -17,7 +17,7 @@ import tempfile
 
 from settings_distributed import *  # noqa: F403
 
-SITEMAPKIT_STORAGE = None
+SITEMAPKIT_STORAGE = None  # type: ignore[assignment]
 SITEMAPKIT_OUTPUT_DIR = os.environ.get("SITEMAPKIT_TEST_OUTPUT_DIR") or tempfile.mkdtemp()
 SITEMAPKIT_SERVE = "files"
 # "" (the seeding's): no capture.
@@ -30,9 +30,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(process)d %(levelname)s %(message)s"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "loggers": {
-        "django_sitemapkit": {"handlers": ["stderr"], "level": "INFO", "propagate": False}
-    },
+    "loggers": {"django_sitemapkit": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
 }
 
 import refresh_hooks  # noqa: E402

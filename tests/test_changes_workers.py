@@ -54,6 +54,7 @@ def listing(served: dict[str, bytes], slug: str) -> list[str]:
     loc = f"<loc>https://www.example.com/articles/{slug}/</loc>".encode()
     return [name for name, body in served.items() if name.endswith(".xml") and loc in body]
 
+
 BUSY = re.compile(
     r"^\d+ ERROR The refresh failed \(\w+: Another build_sitemaps is writing to \S+; "
     r"wait for it to finish, then run this one again\.\); its change records stay pending",
@@ -187,7 +188,8 @@ def test_a_worker_killed_during_a_refresh_leaves_the_last_set_and_the_records(
     refreshers.ask()
     pending, lease = refreshers.state()
     assert pending == 1
-    assert lease is not None and lease > dt.datetime.now(dt.timezone.utc)
+    assert lease is not None
+    assert lease > dt.datetime.now(dt.timezone.utc)
     assert refreshers.served() == before
     assert refreshers.refreshes() == []
     # The next commit once the lease is lost: one refresh applies both.

@@ -60,5 +60,5 @@ def sender(engine: str | None) -> Callable[[datetime.datetime], None]:
     if engine == "celery":
         from django_sitemapkit.distributed.celery_refresh import send
     else:
-        from django_sitemapkit.distributed.tasks_refresh import send  # type: ignore[assignment]
+        from django_sitemapkit.distributed.tasks_refresh import send
     return send

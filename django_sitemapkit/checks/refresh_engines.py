@@ -66,7 +66,7 @@ def check_tasks() -> list[CheckMessage]:
         ]
     backends = getattr(settings, "TASKS", DEFAULT_TASKS)
     alias = conf.raw("TASK_BACKEND")
-    if not isinstance(backends, dict) or alias not in backends:
+    if not isinstance(backends, dict) or not isinstance(alias, str) or alias not in backends:
         names = ", ".join(repr(name) for name in backends) if isinstance(backends, dict) else ""
         return [
             Error(

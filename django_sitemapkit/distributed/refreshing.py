@@ -37,7 +37,9 @@ def scheduled_time(text: object) -> datetime.datetime | None:
         if found.tzinfo is None:
             raise ValueError("no time zone")
     except ValueError as exc:
-        logger.warning("A refresh task was sent with %r, which is no time (%s): ignored.", text, exc)
+        logger.warning(
+            "A refresh task was sent with %r, which is no time (%s): ignored.", text, exc
+        )
         return None
     return found
 
