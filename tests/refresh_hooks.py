@@ -26,8 +26,6 @@ from typing import Any
 
 from shard_hooks import asked
 
-from django_sitemapkit.build.directory import PARTIAL_SUFFIX
-
 
 def hold_if_asked(execute: Callable[..., Any], sql: str, *args: Any) -> Any:
     now = asked()
@@ -40,6 +38,9 @@ def hold_if_asked(execute: Callable[..., Any], sql: str, *args: Any) -> Any:
 def locked() -> bool:
     """Whether a build holds the lock of the output directory: its staging is there."""
     from django.conf import settings
+
+    # Here, not at the top: the settings import this module, before the apps.
+    from django_sitemapkit.build.directory import PARTIAL_SUFFIX
 
     output = Path(getattr(settings, "SITEMAPKIT_OUTPUT_DIR"))  # noqa: B009  # a test's setting
     builds = output.parent / f".{output.name}.builds"

@@ -93,10 +93,9 @@ def test_a_commit_adds_two_small_queries_after_it_and_none_inside(sent: list[Any
     from django.test.utils import CaptureQueriesContext
 
     Article.objects.create(slug="first")
-    with CaptureQueriesContext(connection) as queries:
-        with transaction.atomic():
-            Article.objects.create(slug="second")
-            inside = [q["sql"] for q in queries]
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        Article.objects.create(slug="second")
+        inside = [q["sql"] for q in queries]
     # What came after the block: its COMMIT (as Django logs it on some
     # databases), then what the on-commit callback did.
     after_commit = [q["sql"] for q in queries][len(inside) :]
