@@ -33,6 +33,7 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_distributed)
         checks.register(sitemap_checks.check_robots)
         checks.register(sitemap_checks.check_changes)
+        checks.register(sitemap_checks.check_refresh_engines)
         # It asks the project for robots.txt and reads rows: only at deploy time.
         checks.register(sitemap_checks.check_robots_txt, deploy=True)
         checks.register(sitemap_checks.check_indexnow_route, checks.Tags.urls)
@@ -44,7 +45,9 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_dropin_cms_site_id, checks.Tags.urls)
         checks.register(sitemap_checks.check_dropin_wagtail_sites, checks.Tags.database)
         if find_spec("celery") is not None:
-            # The shard task of distributed builds, registered with the project's
-            # Celery app(s) so its workers run it (docs/distributed.md); Celery
-            # is imported only by a project that has it.
-            import django_sitemapkit.distributed.celery_engine  # noqa: F401
+            # The shard task of distributed builds and the refresh task of
+            # SITEMAPKIT_CHANGES = "celery", registered with the project's Celery
+            # app(s) so its workers run them (docs/distributed.md,
+            # docs/changes.md); Celery is imported only by a project that has it.
+            import django_sitemapkit.distributed.celery_engine
+            import django_sitemapkit.distributed.celery_refresh  # noqa: F401

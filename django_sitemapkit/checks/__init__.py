@@ -47,6 +47,9 @@ points below. Ids are never reused; docs/checks.md lists every one.
   are read from (E048-E053);
 - ``changes``: the ``SITEMAPKIT_CHANGES*`` settings (E110, E111), each source's
   ``depends_on`` (E112), and a source whose model the capture cannot tell (W060);
+- ``refresh_engines``: the engine ``SITEMAPKIT_CHANGES`` sends its refresh task to:
+  Celery or a Tasks framework not installed (E115, E116), ``SITEMAPKIT_TASK_BACKEND``
+  not a backend of ``TASKS`` (E117), a backend that runs no task on a worker (W063);
 - ``robots``: the ``SITEMAPKIT_ROBOTS*`` settings (E070-E073, W033), and, with
   ``check --deploy``, each site's robots.txt against its sitemap (W030-W032).
 """
@@ -61,6 +64,7 @@ from django_sitemapkit.checks.compat_classes import (
 )
 from django_sitemapkit.checks.distributed import check_distributed
 from django_sitemapkit.checks.indexnow import check_indexnow, check_indexnow_route
+from django_sitemapkit.checks.refresh_engines import check_refresh_engines
 from django_sitemapkit.checks.robots import check_robots, check_robots_txt
 from django_sitemapkit.checks.settings import check_settings
 from django_sitemapkit.checks.sites.framework import check_sites_framework
@@ -81,6 +85,7 @@ __all__ = [
     "check_indexnow",
     "check_indexnow_route",
     "check_middleware",
+    "check_refresh_engines",
     "check_robots",
     "check_robots_txt",
     "check_settings",
