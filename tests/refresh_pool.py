@@ -141,7 +141,7 @@ class Refreshers:
     def state(self) -> tuple[int, dt.datetime | None]:
         """The records pending, and the refresh row's ``due``."""
         sql = (
-            "SELECT (SELECT COUNT(*) FROM sitemapkit_change), "
+            "SELECT (SELECT COUNT(*) FROM sitemapkit_change WHERE applied IS NULL), "
             "(SELECT due FROM sitemapkit_refresh WHERE name = 'project')"
         )
         if self.sqlite_file is not None:

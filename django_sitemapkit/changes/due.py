@@ -73,7 +73,7 @@ def release(lease: datetime.datetime) -> None:
 
 def pending() -> bool:
     """Whether records are waiting for a refresh."""
-    return bool(Change.objects.using(database()).exists())
+    return bool(Change.objects.using(database()).filter(applied__isnull=True).exists())
 
 
 def enqueue(due: datetime.datetime, send: Callable[[datetime.datetime], None]) -> bool:
