@@ -14,18 +14,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import django_sitemapkit
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
 from django_sitemapkit import changed
 from django_sitemapkit.changes import records
 
-from bench.machine import package_revision
+from bench.machine import git
 from bench.models import Page
 from bench.seeding import updated_at_for
 from bench.sizes import PAGE_MAX, Plan
@@ -45,8 +47,20 @@ def set_parent(rows: int) -> Path:
     """The first set of ``rows`` rows of this database, for the measured package's commit
     (a set from other code would make the first refresh a full build)."""
     name = connection.settings_dict["NAME"]
-    key = f"{connection.vendor}-{Path(str(name)).name}-{rows}-{package_revision()}"
+    key = f"{connection.vendor}-{Path(str(name)).name}-{rows}-{package_code()}"
     return SETS / re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
+
+
+def package_code() -> str:
+    """The last commit that changed the package's files (a commit of the benchmark alone
+    keeps the set), and whether they differ from it now."""
+    root = Path(django_sitemapkit.__file__).resolve().parent
+    try:
+        commit = git(root, "log", "-1", "--format=%h", "--", ".")
+        changed = git(root, "status", "--porcelain", "--", ".")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{commit}-changed" if changed else commit
 
 
 def first_set(plan: Plan) -> dict[str, Any]:
@@ -90,20 +104,6 @@ def clone(output: Path) -> Path:
 
 def remove_clone(output: Path) -> None:
     shutil.rmtree(output.parent, ignore_errors=True)
-
-
-def changed_keys(rows: int, count: int) -> list[int]:
-    """``count`` neighbouring rows from the middle of the table, as a bulk edit of
-    related rows makes them: one page of 50,000 holds 10,000 (the middle of a table of
-    whole pages starts a page). Rows spread over the table would change a page each,
-    and measure the rendering of that many pages, which a full build bounds."""
-    first = rows // 2 + 1
-    return list(range(first, min(first + count, rows + 1)))
-
-
-def pages_of(keys: list[int]) -> int:
-    """The 50,000-URL pages the rows of ``keys`` are on, in a table of the series."""
-    return len({(key - 1) // PAGE_MAX for key in keys})
 
 
 def check_series(keys: list[int]) -> None:

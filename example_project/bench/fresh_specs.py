@@ -42,6 +42,20 @@ SERVED_CASE = "fresh-served"
 MODES = ("none", "record")
 
 
+def changed_keys(rows: int, count: int) -> list[int]:
+    """``count`` neighbouring rows from the middle of the table, as a bulk edit of
+    related rows makes them: one page of 50,000 holds 10,000 (the middle of a table of
+    whole pages starts a page). Rows spread over the table would change a page each,
+    and measure the rendering of that many pages, which a full build bounds."""
+    first = rows // 2 + 1
+    return list(range(first, min(first + count, rows + 1)))
+
+
+def pages_of(keys: list[int]) -> int:
+    """The 50,000-URL pages the rows of ``keys`` are on, in a table of the series."""
+    return len({(key - 1) // PAGE_MAX for key in keys})
+
+
 def served_page(plan: Plan) -> int:
     """The page of the build table whose row the served case changes: its middle one."""
     return (plan.build_rows // 2) // PAGE_MAX + 1

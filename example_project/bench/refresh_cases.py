@@ -24,15 +24,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django_sitemapkit.build.refresh import refresh_changes
 
-from bench.fresh_sets import (
-    change_rows,
-    changed_keys,
-    check_series,
-    clear_records,
-    pages_of,
-    restore_rows,
-)
-from bench.fresh_specs import served_page
+from bench.fresh_sets import change_rows, check_series, clear_records, restore_rows
+from bench.fresh_specs import changed_keys, pages_of, served_page
 from bench.measuring import Sink, current_rss, peak_rss, read_whole
 from bench.models import Page
 from bench.seeding import slug_for, updated_at_for
