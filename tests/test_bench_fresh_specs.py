@@ -118,7 +118,7 @@ def test_each_case_expects_no_body_the_served_page_or_the_whole_index(
         for name in bench.GROUPS["fresh"]
     }
     assert expected == {
-        **{name: 0 for name in bench.GROUPS["fresh"]},
+        **dict.fromkeys(bench.GROUPS["fresh"], 0),
         "fresh-served": 50_000,
         # 200 pages of bench, and the example's other section's one.
         "fresh-index-full-none": 201,
