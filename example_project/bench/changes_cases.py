@@ -23,18 +23,15 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from bench.fresh_sets import clear_records
+from bench.fresh_specs import PAIRS_PER_RUN, SETTING, WAYS
 from bench.measuring import current_rss, peak_rss
 from bench.models import Page
 from bench.seeding import updated_at_for
 from bench.sizes import Plan
 from bench.sources import register_bench_source, warm_process
 
-#: Pairs of saves per ``--runs``: 3 runs are 300 pairs of each way of saving.
-PAIRS_PER_RUN = 100
 #: Untimed saves of each kind first: the statements prepared, the caches warm.
 WARMUP = 20
-MODES: dict[str, str | None] = {"none": None, "record": "record"}
-WAYS = ("atomic", "autocommit")
 #: The row saved: the first of the table, which every size holds.
 KEY = 1
 
@@ -64,11 +61,11 @@ def statements(save: Callable[[int], float], mode: str | None) -> list[str]:
 
 def paired(save: Callable[[int], float], pairs: int) -> dict[str, dict[str, list[float]]]:
     """``pairs`` saves in each mode, one of each in turn, the order reversed every pair."""
-    found: dict[str, dict[str, list[float]]] = {m: {"wall": [], "cpu": []} for m in MODES}
+    found: dict[str, dict[str, list[float]]] = {m: {"wall": [], "cpu": []} for m in SETTING}
     for number in range(pairs):
-        order = list(MODES) if number % 2 == 0 else list(MODES)[::-1]
+        order = list(SETTING) if number % 2 == 0 else list(SETTING)[::-1]
         for name in order:
-            with override_settings(SITEMAPKIT_CHANGES=MODES[name]):
+            with override_settings(SITEMAPKIT_CHANGES=SETTING[name]):
                 cpu = time.process_time()
                 found[name]["wall"].append(save(number))
                 found[name]["cpu"].append(time.process_time() - cpu)
@@ -81,7 +78,7 @@ def summary(times: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
     return {
         **{
             f"{name}_{measure}_median": statistics.median(times[name][measure])
-            for name in MODES
+            for name in SETTING
             for measure in ("wall", "cpu")
         },
         "ratio_of_medians": statistics.median(record["wall"]) / statistics.median(none["wall"]),
@@ -111,7 +108,7 @@ def measure_saves(plan: Plan, runs: int, output: str | None) -> dict[str, Any]:
             paired(save, WARMUP)
             found[way] = {
                 **summary(paired(save, pairs)),
-                "statements": {name: statements(save, mode) for name, mode in MODES.items()},
+                "statements": {name: statements(save, mode) for name, mode in SETTING.items()},
             }
     finally:
         Page.objects.filter(pk=KEY).update(updated_at=updated_at_for(KEY))

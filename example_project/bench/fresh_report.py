@@ -9,7 +9,7 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from bench.fresh_specs import CHANGED_ROWS, SERVED_CASE
+from bench.fresh_specs import CHANGED_ROWS, SERVED_CASE, WAYS
 
 #: The longest statement the report prints whole.
 SHOWN_SQL = 110
@@ -31,7 +31,7 @@ def saves(results: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
             **{key: value for key, value in fresh[way].items() if key not in ("times",)},
             "added_statements": added_statements(fresh[way]["statements"]),
         }
-        for way in ("atomic", "autocommit")
+        for way in WAYS
     } | {"pairs": fresh["pairs"]}
 
 
@@ -93,7 +93,7 @@ def ms(seconds: float) -> str:
 
 def save_lines(found: dict[str, Any]) -> list[str]:
     lines = [f"  save() of one row, {found['pairs']:,} pairs of saves, medians per save:"]
-    for way, what in (("atomic", "in atomic()"), ("autocommit", "in autocommit")):
+    for way, what in zip(WAYS, ("in atomic()", "in autocommit"), strict=True):
         figures = found[way]
         lines.append(
             f"    {what}: None {ms(figures['none_wall_median'])} (CPU "

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.fresh_sets import FIRST_SET, clone, remove_clone
-from bench.fresh_specs import CHANGED_ROWS, SERVED_CASE
+from bench.fresh_specs import CHANGED_ROWS, MODES, PAIRS_PER_RUN, SERVED_CASE, WAYS
 from bench.incremental_runs import compare, snapshot
 from bench.specs import CaseSpec
 
@@ -85,7 +85,8 @@ class FreshRuns:
 
     def saves(self, name: str) -> dict[str, dict[str, Any]]:
         """One child: each way of saving, the two modes in pairs."""
-        self.log(f"fresh-save: {self.runs * 100} pairs of saves, in a transaction and not...")
+        pairs = self.runs * PAIRS_PER_RUN
+        self.log(f"fresh-save: {pairs} pairs of saves, in a transaction and not...")
         found = self.spawn(f"--child={name}", f"--runs={self.runs}")
         atomic = found["atomic"]
         return {
@@ -94,10 +95,10 @@ class FreshRuns:
                 atomic["times"][mode]["cpu"],
                 [found["peak"]],
                 [found["baseline"]],
-                **{way: found[way] for way in ("atomic", "autocommit")},
+                **{way: found[way] for way in WAYS},
                 pairs=found["pairs"],
             )
-            for mode in ("none", "record")
+            for mode in MODES
         }
 
     def first_set(self) -> Path:

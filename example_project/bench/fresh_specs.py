@@ -38,8 +38,13 @@ FRESH_RATIOS = (
 )
 #: The commit-to-served case.
 SERVED_CASE = "fresh-served"
-#: SITEMAPKIT_CHANGES of each index case: today's (None) and the change record's.
-MODES = ("none", "record")
+#: SITEMAPKIT_CHANGES of the saves and the index cases by name: today's and the record's.
+SETTING: dict[str, str | None] = {"none": None, "record": "record"}
+MODES = tuple(SETTING)
+#: How the saves are made: in ``atomic()`` (a request's transaction), and in autocommit.
+WAYS = ("atomic", "autocommit")
+#: Pairs of saves per ``--runs``: 3 runs are 300 pairs of each way of saving.
+PAIRS_PER_RUN = 100
 
 
 def changed_keys(rows: int, count: int) -> list[int]:
@@ -94,7 +99,7 @@ def index_case(document: str, mode: str) -> CaseSpec:
         + f", SITEMAPKIT_CHANGES {'None' if mode == 'none' else repr(mode)}",
         "bench.index_cases:index_case",
         build_index if full else no_body,
-        args=(full, None if mode == "none" else mode),
+        args=(full, SETTING[mode]),
         run=TURNS,
         reads=BUILD_TABLE,
         groups=(FRESH_GROUP,),
