@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 
-from bench import incremental_cases, measuring, seeding
+from bench import fresh_sets, incremental_cases, measuring, seeding
+from bench.fresh_specs import FRESH
 from bench.models import IndexPage, Page
 from bench.sizes import PAGE_MAX, Plan
 from bench.specs import MEASURED, PAIRS, STEPS, THIRDPARTY, TURNS
@@ -36,7 +37,7 @@ class Job:
 def run(job: Job) -> dict[str, Any]:
     if job.name == "prepare":
         return prepare(job.seed_rows, job.seed_index_rows, job.reseed)
-    task = incremental_cases.TASKS.get(job.name)
+    task = {**incremental_cases.TASKS, **fresh_sets.TASKS}.get(job.name)
     if task is not None:
         return task(job.plan)
     spec = BY_NAME[job.name]
@@ -45,6 +46,9 @@ def run(job: Job) -> dict[str, Any]:
         assert job.measure is not None, f"case {job.name!r} needs --measure"
         case = make(job.plan, *spec.args)
         return measuring.measure(job.name, job.measure, case, job.runs)
+    if spec.run == FRESH:
+        done: dict[str, Any] = make(job.plan, job.runs, job.output_dir, *spec.args)
+        return done
     if spec.run == STEPS:
         result: dict[str, Any] = make(job.name, job.measure, job.plan, job.output_dir)
         return result

@@ -17,7 +17,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bench import distributed_runs, incremental_runs, thirdparty_runs
+from bench import distributed_runs, fresh_runs, incremental_runs, thirdparty_runs
+from bench.fresh_specs import FRESH
 from bench.machine import package_revision
 from bench.options import Config
 from bench.report import Report
@@ -39,6 +40,8 @@ class Benchmark:
         self.started = time.perf_counter()
         self.load_at_start = os.getloadavg()
         self.revision_at_start = package_revision()
+        # One for the run: the first set of the build table is found once.
+        self.fresh = fresh_runs.FreshRuns(self.spawn, self.log, config.cases, config.runs)
         # How the parent runs each kind of case (the table's ``run``); each returns
         # the results of the cases it ran, the one named and those run with it.
         self.runners: dict[str, Callable[[CaseSpec], dict[str, dict[str, Any]]]] = {
@@ -49,6 +52,7 @@ class Benchmark:
             THIRDPARTY: lambda spec: thirdparty_runs.run_package(
                 self.spawn, self.log, spec.pair, self.config.cases, self.config.runs, MEASURES
             ),
+            FRESH: lambda spec: self.fresh.run(spec),
         }
 
     def log(self, message: str) -> None:

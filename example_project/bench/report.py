@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from bench import distributed_report, incremental_report, thirdparty_report
+from bench import distributed_report, fresh_report, incremental_report, thirdparty_report
 from bench.figures import MIB, SAME_BYTES, Figures
 from bench.machine import facts
 from bench.options import Config
@@ -68,6 +68,7 @@ class Report:
             "incremental": incremental_report.summary(self.results),
             "distributed": distributed_report.summary(self.results),
             "thirdparty": thirdparty_report.summary(self.results),
+            "fresh": fresh_report.summary(self.results),
             "floor_bytes_identical_to_ours": self.figures.same_bytes("floor"),
             # Not required of them (their values are contrib's), but expected here: the
             # drop-in writes with the package's encoder.
@@ -85,6 +86,7 @@ class Report:
         )
         lines += distributed_report.report_lines(self.results, self.config.plan.build_rows)
         lines += thirdparty_report.report_lines(self.results)
+        lines += fresh_report.report_lines(self.results)
         lines += self.ratio_lines()
         lines += self.notes()
         lines += self.footer()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.fresh_specs import FRESH_GROUP, FRESH_RATIOS, fresh_cases
 from bench.specs import (
     ALL,
     BUILD_TABLE,
@@ -208,6 +209,7 @@ CASES: tuple[CaseSpec, ...] = (
         args=(True,),
     ),
     *thirdparty_cases(),  # Wagtail's, django CMS's: bench/thirdparty_specs.py
+    *fresh_cases(),  # SITEMAPKIT_CHANGES: bench/fresh_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
@@ -216,7 +218,7 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (
         *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
-        *(THIRDPARTY_GROUP, ALL),
+        *(THIRDPARTY_GROUP, FRESH_GROUP, ALL),
     )
 }
 GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
@@ -285,6 +287,7 @@ RATIOS: tuple[Ratio, ...] = (
     *(Ratio(second, first) for first, second in TURN_PAIRS.values()),
     # Wagtail's own view against the native source, on the same pages.
     *against("wagtail-contrib", "wagtail-native", *MEMORY),
+    *(Ratio(*names) for names in FRESH_RATIOS),  # a save with its record; build / refresh
 )
 
 # A case declared twice, or a ratio naming no case, would be silently dropped

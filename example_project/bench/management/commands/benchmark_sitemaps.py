@@ -101,7 +101,10 @@ class Command(BaseCommand):
             "started on 127.0.0.1 by the benchmark), 'dropin' (contrib's sitemap and "
             "index views against django_sitemapkit.compat's, for a page, the index and a "
             "conditional GET, a GenericSitemap and a hand-written class, in turns, with "
-            "their CPU seconds) and 'all'",
+            "their CPU seconds), 'fresh' (SITEMAPKIT_CHANGES: a save with and without its "
+            "change record, the refresh against today's incremental build after 1, 100 and "
+            "10,000 changed rows, commit to served, the index with and without the record) "
+            "and 'all'",
         )
         parser.add_argument(
             "--database",
