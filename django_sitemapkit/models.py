@@ -32,6 +32,9 @@ class Change(models.Model):
 
     class Meta:
         db_table = "sitemapkit_change"
+        # The version counts the pending records (applied IS NULL) on every index
+        # request, and a refresh deletes those applied an hour ago: both by this.
+        indexes = [models.Index(fields=["applied"], name="sitemapkit_change_applied")]
         verbose_name = "sitemap change"
 
     def __str__(self) -> str:

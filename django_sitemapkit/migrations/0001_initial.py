@@ -4,37 +4,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Change',
+            name="Change",
             fields=[
-                ('id', models.BigAutoField(primary_key=True, serialize=False)),
-                ('model', models.CharField(max_length=200)),
-                ('row', models.TextField(null=True)),
-                ('before', models.TextField(null=True)),
-                ('at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                ("model", models.CharField(max_length=200)),
+                ("row", models.TextField(null=True)),
+                ("before", models.TextField(null=True)),
+                ("at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name': 'sitemap change',
-                'db_table': 'sitemapkit_change',
+                "verbose_name": "sitemap change",
+                "db_table": "sitemapkit_change",
             },
         ),
         migrations.CreateModel(
-            name='Refresh',
+            name="Refresh",
             fields=[
-                ('name', models.CharField(max_length=100, primary_key=True, serialize=False)),
-                ('due', models.DateTimeField(null=True)),
-                ('applied', models.BigIntegerField(default=0)),
+                ("name", models.CharField(max_length=100, primary_key=True, serialize=False)),
+                ("due", models.DateTimeField(null=True)),
+                ("applied", models.BigIntegerField(default=0)),
             ],
             options={
-                'verbose_name': 'sitemap refresh',
-                'db_table': 'sitemapkit_refresh',
+                "verbose_name": "sitemap refresh",
+                "db_table": "sitemapkit_refresh",
             },
         ),
     ]
