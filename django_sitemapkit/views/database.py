@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response
 
-from django_sitemapkit.changes.index import versioned_index
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import (
     Section,
@@ -94,6 +93,10 @@ def index_response(
 ) -> HttpResponseBase:
     """An index, validated by each section's aggregate, or with ``SITEMAPKIT_CHANGES`` by
     the change record's version (``changes/index.py``)."""
+    # Here, not at the top: a URLconf imports the views even where the app is not
+    # installed (sitemapkit.E064 says so), and the change record is a model.
+    from django_sitemapkit.changes.index import versioned_index
+
     versioned = versioned_index(site)
     if versioned is None:
         found = listed_sections(site)
