@@ -33,7 +33,7 @@ from django.db.models.sql import Query
 
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.pages import QueryPager
-from django_sitemapkit.sources.ranges import Key
+from django_sitemapkit.sources.ranges import INTEGER_FIELDS, Key
 
 #: Primary keys in one ``IN (...)`` (SQLite's least limit of parameters is 999).
 ROWS_PER_QUERY = 500
@@ -41,17 +41,9 @@ ROWS_PER_QUERY = 500
 LOWS_PER_QUERY = 64
 #: The alias of a row's shard in ``held()``, in the package's prefix (``ranges.py``).
 SHARD = "sitemapkit_shard"
-#: Columns whose order in every database is Python's order of their values.
-PYTHON_ORDER = {
-    "AutoField",
-    "BigAutoField",
-    "SmallAutoField",
-    "IntegerField",
-    "BigIntegerField",
-    "SmallIntegerField",
-    "PositiveIntegerField",
-    "PositiveBigIntegerField",
-    "PositiveSmallIntegerField",
+#: Columns whose order in every database is Python's order of their values: the
+#: integers (``ranges.INTEGER_FIELDS``), dates, times, numbers, booleans, UUIDs.
+PYTHON_ORDER = INTEGER_FIELDS | {
     "DateField",
     "DateTimeField",
     "TimeField",

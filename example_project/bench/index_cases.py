@@ -13,16 +13,13 @@ before.
 
 from __future__ import annotations
 
-import time
-
 from django.db import transaction
-from django.http import HttpRequest
 from django.test.utils import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
 from bench.fresh_sets import clear_records
-from bench.measuring import SITEMAP_TAG, Case, Outcome, Sink, consume, streamed
+from bench.measuring import Case, Outcome, answer, streamed
 from bench.models import Page
 from bench.seeding import updated_at_for
 from bench.sizes import PAGE_MAX, Plan
@@ -75,24 +72,6 @@ class ChangesIndex:
         Page.objects.filter(pk=self.key).update(updated_at=updated_at_for(self.key))
         clear_records()
         self.settings.disable()
-
-
-def answer(view: object, request: HttpRequest, full: bool, check: bool) -> Outcome:
-    """One GET of the index, timed: read to its end, or a 304 (or the run fails)."""
-    started = time.perf_counter()
-    response = view(request)  # type: ignore[operator]
-    if full:
-        return consume(streamed(response), Sink(started, check, SITEMAP_TAG))
-    seconds = time.perf_counter() - started
-    if response.status_code != 304:
-        raise RuntimeError(
-            f"The conditional GET of the index answered {response.status_code}, not 304."
-        )
-    sink = Sink(started, check, SITEMAP_TAG)
-    sink.take(response.content)  # none: a 304 has no body
-    outcome = sink.outcome(seconds)
-    outcome.ttfb = seconds
-    return outcome
 
 
 def index_case(plan: Plan, full: bool, mode: str | None) -> Case:

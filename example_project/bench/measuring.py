@@ -245,3 +245,21 @@ def measure(name: str, how: str, case: Case, runs: int) -> dict[str, Any]:
     finally:
         teardown(case)
     return {"case": name, "measure": how, **result}
+
+
+def answer(view: object, request: Any, full: bool, check: bool) -> Outcome:
+    """One GET of the index, timed: read to its end, or a 304 (or the run fails)."""
+    started = time.perf_counter()
+    response = view(request)  # type: ignore[operator]
+    if full:
+        return consume(streamed(response), Sink(started, check, SITEMAP_TAG))
+    seconds = time.perf_counter() - started
+    if response.status_code != 304:
+        raise RuntimeError(
+            f"The conditional GET of the index answered {response.status_code}, not 304."
+        )
+    sink = Sink(started, check, SITEMAP_TAG)
+    sink.take(response.content)  # none: a 304 has no body
+    outcome = sink.outcome(seconds)
+    outcome.ttfb = seconds
+    return outcome

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from bench.measuring import SITEMAP_TAG, Case, Outcome, Sink, consume, read_whole, streamed
+from bench.measuring import SITEMAP_TAG, Case, Outcome, Sink, answer, consume, read_whole, streamed
 from bench.sizes import PAGE_MAX, Plan
 from bench.sources import (
     BenchSource,
@@ -106,20 +106,7 @@ class OursIndex:
             self.request = make_request(path, headers=validators)
 
     def run(self, check: bool) -> Outcome:
-        started = time.perf_counter()
-        response = self.view(self.request)
-        if not self.conditional:
-            return consume(streamed(response), Sink(started, check, SITEMAP_TAG))
-        seconds = time.perf_counter() - started
-        if response.status_code != 304:
-            raise RuntimeError(
-                f"The conditional GET of the index answered {response.status_code}, not 304."
-            )
-        sink = Sink(started, check, SITEMAP_TAG)
-        sink.take(response.content)  # none: a 304 has no body
-        outcome = sink.outcome(seconds)
-        outcome.ttfb = seconds
-        return outcome
+        return answer(self.view, self.request, not self.conditional, check)
 
 
 class ContribIndex:
