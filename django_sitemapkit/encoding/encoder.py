@@ -55,6 +55,14 @@ def url_element(entry: Entry) -> str:
     return line + "</url>\n"
 
 
+def optional_elements(changefreq: str | None, priority: str | None) -> str:
+    """The end of a ``<url>`` line after ``<lastmod>``, in the schema's order."""
+    text = "" if changefreq is None else "<changefreq>" + changefreq + "</changefreq>"
+    if priority is not None:
+        text += "<priority>" + priority + "</priority>"
+    return text + "</url>\n"
+
+
 def sitemap_element(entry: Entry) -> str:
     # Both values escaped here, whoever made the entry: an index is written from
     # a manifest read back, and from results a worker sent.

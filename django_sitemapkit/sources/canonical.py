@@ -167,4 +167,5 @@ def checked_writer(writer: Writer, check: RowCheck) -> Writer:
 
     maker = replace(writer.maker, locate=located)
     make: Callable[[Any], Entry] = maker()
-    return replace(writer, maker=maker, make=make)
+    # Each row is compared: no chunk is written in bulk (bulk.py).
+    return replace(writer, maker=maker, make=make, bulk=None)

@@ -21,7 +21,13 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
 from django_sitemapkit.locations.reversal import compiled_reverse
 from django_sitemapkit.locations.templates import UrlTemplate, quick_locator
-from django_sitemapkit.sources.declaration import BaseSource, Declaration, Field, field_value
+from django_sitemapkit.sources.declaration import (
+    BaseSource,
+    Declaration,
+    Field,
+    SitemapSource,
+    field_value,
+)
 from django_sitemapkit.sources.rows import RowShape
 from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
 
@@ -31,6 +37,8 @@ FORMATTERS: Mapping[str, Callable[[Any], str]] = {
     "priority": format_priority,
 }
 Reader = Callable[[Any], Any]
+#: The per-row methods a project may define; each hands it rows.
+ROW_METHODS = ("lastmod", "changefreq", "priority", "alternates", "images", "videos")
 
 
 class RowFormat(Enum):
@@ -40,6 +48,21 @@ class RowFormat(Enum):
     DICT = "a dict of field paths (values())"
     INSTANCE = "a model instance"
     STATIC = "a StaticPage"
+
+
+def row_format(declaration: Declaration, located_by_hook: bool) -> RowFormat:
+    """Raw cursor rows unless the project's own code sees them: those are promised
+    dicts of field paths, or instances."""
+    if declaration["use_instances"] or (
+        located_by_hook
+        and declaration["url_name"] is None
+        and not declaration.overrides("location", SitemapSource)
+    ):
+        return RowFormat.INSTANCE
+    sees_rows = located_by_hook or any(callable(declaration[name]) for name in ROW_METHODS)
+    if sees_rows or not declaration["raw_rows"]:
+        return RowFormat.DICT
+    return RowFormat.RAW
 
 
 @dataclass(frozen=True)

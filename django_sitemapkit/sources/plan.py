@@ -24,6 +24,7 @@ from django_sitemapkit.locations.policy import LocationPolicy, entry_context
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import default_site
 from django_sitemapkit.sources import finishing
+from django_sitemapkit.sources.bulk import bulk_lines
 from django_sitemapkit.sources.canonical import checked_writer, row_check
 from django_sitemapkit.sources.declaration import (
     BaseSource,
@@ -38,6 +39,7 @@ from django_sitemapkit.sources.entries import (
     field_path,
     field_reader,
     hook_locator,
+    row_format,
     url_name_locator,
     value_of,
 )
@@ -49,9 +51,6 @@ from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, Sec
 from django_sitemapkit.sources.rows import RowShape, raw_values
 from django_sitemapkit.sources.static import StaticPager
 from django_sitemapkit.sources.writer import PageWriter, Writer, compile_writer
-
-#: The per-row methods a project may define; each hands it rows.
-ROW_METHODS = ("lastmod", "changefreq", "priority", "alternates", "images", "videos")
 
 
 @dataclass(frozen=True)
@@ -133,21 +132,6 @@ def sizes(declaration: Declaration) -> tuple[int, int, tuple[str | None, ...]]:
     languages = language_codes(declaration)
     rows = max(1, size // len(languages))
     return rows, rows * len(languages), languages
-
-
-def row_format(declaration: Declaration, located_by_hook: bool) -> RowFormat:
-    """Raw cursor rows unless the project's own code sees them: those are promised
-    dicts of field paths, or instances."""
-    if declaration["use_instances"] or (
-        located_by_hook
-        and declaration["url_name"] is None
-        and not declaration.overrides("location", SitemapSource)
-    ):
-        return RowFormat.INSTANCE
-    sees_rows = located_by_hook or any(callable(declaration[name]) for name in ROW_METHODS)
-    if sees_rows or not declaration["raw_rows"]:
-        return RowFormat.DICT
-    return RowFormat.RAW
 
 
 def columns(declaration: Declaration, *, lastmod: bool) -> list[str]:
@@ -235,6 +219,10 @@ def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationP
     writer = compile_writer(
         declaration, policy, format_, maker, locator, read_field, languages, queryset, rows.db
     )
+    if shape is not None and not located_by_hook and writer.extender is None:
+        # The maker's locator was built here too (bulk_lines(): where reverse() runs).
+        bulk = bulk_lines(url_name, declaration["url_kwargs"], shape, policy, maker)
+        writer = replace(writer, bulk=bulk)
     if listing.per_row_canonical is not None:
         writer = checked_writer(writer, row_check(read_field(listing.per_row_canonical), policy))
     plan = replace(finished(declaration, pager, format_, writer, rows.db), listing=listing)

@@ -19,10 +19,17 @@ from django.utils import translation
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoding.encoder import NEEDS_ESCAPE as needs_escape
-from django_sitemapkit.encoding.encoder import Entry, entry_lines, escape, url_element
+from django_sitemapkit.encoding.encoder import (
+    Entry,
+    entry_lines,
+    escape,
+    optional_elements,
+    url_element,
+)
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import RelatedQuery
 from django_sitemapkit.locations.policy import LocationPolicy
+from django_sitemapkit.sources.bulk import BulkLines
 from django_sitemapkit.sources.declaration import Declaration
 from django_sitemapkit.sources.disallowed import Guard, robots_guard
 from django_sitemapkit.sources.entries import EntryMaker, RowFormat
@@ -74,6 +81,8 @@ class Writer:
     robots: Guard | None = None
     #: A ``lastmod`` later than this is left out of its entry (``values.Horizon``).
     horizon: Horizon = field(default_factory=Horizon)
+    #: Writes a chunk of raw rows a column at a time, where the section's shape allows.
+    bulk: BulkLines | None = None
 
     def plain(self) -> Writer:
         """This writer without its extension elements, for a section whose rows turn out
@@ -117,7 +126,12 @@ class Writer:
     def direct_lines(self, chunk: Chunk, tally: Tally | None) -> Lines:
         """What ``url_element(make(row))`` gives for each row, as one loop over the
         chunk with no ``Entry`` between a row and its line (the values other than
-        ``<loc>`` are formatted by values.py and hold nothing to escape)."""
+        ``<loc>`` are formatted by values.py and hold nothing to escape); the chunk
+        at once where ``bulk`` can check it (bulk.py)."""
+        if self.bulk is not None:
+            found = self.bulk(chunk, self.horizon)
+            if found is not None:
+                return found
         maker = self.maker
         locate, read_lastmod, fixed_lastmod = (
             maker.locate,
@@ -174,14 +188,6 @@ def undate(entries: list[Entry], first: int, horizon: Horizon) -> str | None:
             entries[number] = entries[number]._replace(lastmod=None)
             late = late or lastmod
     return late
-
-
-def optional_elements(changefreq: str | None, priority: str | None) -> str:
-    """The end of a ``<url>`` line after ``<lastmod>``, in the schema's order."""
-    text = "" if changefreq is None else "<changefreq>" + changefreq + "</changefreq>"
-    if priority is not None:
-        text += "<priority>" + priority + "</priority>"
-    return text + "</url>\n"
 
 
 @dataclass(frozen=True)

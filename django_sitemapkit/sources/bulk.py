@@ -1,0 +1,243 @@
+"""A chunk's ``<url>`` lines checked a column at a time, for the commonest section.
+
+The row-by-row loop (``Writer.direct_lines``) calls a locator, a lastmod
+reader and two regular expressions for every row. For a section whose URL is
+a template of ``<slug:>``, ``<int:>`` or ``<uuid:>`` arguments read straight
+from the cursor (no converter), whose ``lastmod`` is absent, a constant or a
+column of UTC text (``rows.UtcTextLastmod``), and whose ``changefreq`` and
+``priority`` are constants, each check that loop makes per row can be made
+once per chunk over a whole column, in C:
+
+- the URL's fixed start settles the single-host rule (``templates.settles_location``);
+- an argument's values are all of the type the quick locator takes without a
+  converter call, and all match the converter's regex (one ``fullmatch`` over
+  the column joined by newlines: none of these regexes matches a newline);
+- those matches are ASCII letters, digits, ``-`` and ``_`` (hex digits for a
+  UUID): nothing to percent-encode, nothing to escape in XML, no invalid XML
+  character, and no dot segment (a segment holding a value is never ``.`` or
+  ``..``; the pattern's own segments were checked when the template was);
+- the longest URL of the chunk is under the protocol's 2,048 characters;
+- the lastmod texts all match ``rows.CANONICAL_UTC_TEXT`` (one ``fullmatch``
+  over the joined column), so each is the W3C datetime its slice gives, in UTC
+  with its offset, and the newest is not past the ``Horizon``;
+- the changefreq and priority constants were validated when the plan was made.
+
+A chunk that fails any of these is written by the row-by-row loop, which gives
+each row its own outcome (written, skipped and logged, or raised in strict
+mode): this path only ever writes a chunk that loop would write whole, with the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.urls import converters
+
+from django_sitemapkit.encoding.encoder import optional_elements
+from django_sitemapkit.encoding.escaping import escape
+from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
+from django_sitemapkit.locations.templates import UrlTemplate, settles_location
+from django_sitemapkit.sources.disallowed import robots_guard
+from django_sitemapkit.sources.entries import EntryMaker
+from django_sitemapkit.sources.rows import CANONICAL_UTC_TEXT, LASTMOD_TEXT, RowShape
+from django_sitemapkit.values import Horizon
+
+#: The lines of a chunk and the ``lastmod`` of each, or ``None`` where the
+#: row-by-row loop must write the chunk.
+Lines = tuple[list[str], list["str | None"]]
+
+
+def joined_pattern(pattern: str) -> re.Pattern[str]:
+    """A regex matching values of ``pattern`` joined by newlines (``pattern`` must not
+    match a newline)."""
+    return re.compile(f"(?:{pattern})(?:\n(?:{pattern}))*")
+
+
+#: Every lastmod text of a chunk, joined (see rows.CANONICAL_UTC_TEXT).
+CANONICAL_COLUMN = joined_pattern(CANONICAL_UTC_TEXT.pattern)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One URL argument: where it sits in a raw row, and how a chunk of it is checked."""
+
+    position: int
+    #: The only type the quick locator takes without a converter call.
+    kind: type[Any]
+    #: The joined column of a ``str`` argument; ``None`` for ``int`` and ``UUID``.
+    joined: re.Pattern[str] | None
+    #: The longest text one value of this argument can have, if bounded.
+    longest: int | None
+
+    def checked(self, chunk: Sequence[Sequence[Any]]) -> list[Any] | None:
+        """The argument's values in ``chunk``, or ``None`` if any needs the general route."""
+        values = [row[self.position] for row in chunk]
+        if set(map(type, values)) != {self.kind}:
+            return None
+        if self.joined is not None:
+            if self.joined.fullmatch("\n".join(values)) is None:
+                return None
+        elif self.kind is int and min(values) < 0:
+            # <int:> matches digits only: a negative int goes to the converter.
+            return None
+        return values
+
+    def width(self, values: list[Any]) -> int:
+        if self.longest is not None:
+            return self.longest
+        if self.kind is int:
+            return len(str(max(values)))
+        return max(map(len, values))
+
+
+@dataclass(frozen=True)
+class BulkLines:
+    """The lines of a chunk of raw rows, every check made a column at a time."""
+
+    #: One or two URL arguments, in the template's order.
+    columns: tuple[Column, ...]
+    #: The escaped literal pieces of the URL, the origin first: one more than columns.
+    pieces: tuple[str, ...]
+    #: Where the lastmod text sits in a raw row; ``None`` for no lastmod or a constant.
+    lastmod_position: int | None
+    lastmod_constant: str | None
+    #: What follows the lastmod: ``changefreq``, ``priority`` and ``</url>``.
+    tail: str
+
+    def __call__(self, chunk: Sequence[Sequence[Any]], horizon: Horizon) -> Lines | None:
+        if not chunk:
+            return [], []
+        values = []
+        for column in self.columns:
+            found = column.checked(chunk)
+            if found is None:
+                return None
+            values.append(found)
+        widths = sum(c.width(v) for c, v in zip(self.columns, values, strict=True))
+        if sum(map(len, self.pieces)) + widths >= MAX_LOCATION_LENGTH:
+            return None
+        lastmods = self.lastmods(chunk, horizon.latest[1])
+        if lastmods is None:
+            return None
+        return self.joined(values, lastmods), lastmods
+
+    def joined(self, values: list[list[Any]], lastmods: list[str | None]) -> list[str]:
+        # f-strings of locals: the cheapest way Python joins a row's pieces.
+        pieces = self.pieces
+        start, end = "<url><loc>" + pieces[0], pieces[-1] + "</loc>"
+        if lastmods[0] is None:
+            end += self.tail
+            if len(values) == 1:
+                return [f"{start}{v}{end}" for v in values[0]]
+            middle = pieces[1]
+            return [f"{start}{a}{middle}{b}{end}" for a, b in zip(*values, strict=True)]
+        end += "<lastmod>"
+        tail = "</lastmod>" + self.tail
+        if len(values) == 1:
+            return [f"{start}{v}{end}{m}{tail}" for v, m in zip(values[0], lastmods, strict=True)]
+        middle = pieces[1]
+        first, second = values
+        return [
+            f"{start}{a}{middle}{b}{end}{m}{tail}"
+            for a, b, m in zip(first, second, lastmods, strict=True)
+        ]
+
+    def lastmods(self, chunk: Sequence[Sequence[Any]], latest: str) -> list[str | None] | None:
+        """Each row's formatted lastmod, or ``None`` if the row-by-row loop must tell:
+        a text it would not slice, or a date past ``latest`` (the ``Horizon``'s, which
+        that loop looks at closer)."""
+        position = self.lastmod_position
+        constant = self.lastmod_constant
+        if position is None:
+            return None if constant is not None and constant > latest else [constant] * len(chunk)
+        texts = [row[position] for row in chunk]
+        try:
+            joined = "\n".join(texts)
+        except TypeError:  # a NULL (or any other type) among them
+            return None
+        if CANONICAL_COLUMN.fullmatch(joined) is None:
+            return None
+        # UtcTextLastmod.read()'s slice, for the whole column.
+        formatted: list[str | None] = [f"{t[:10]}T{t[11:19]}+00:00" for t in texts]
+        # The newest text is the newest lastmod: the slice keeps the order.
+        newest = max(texts)
+        return None if f"{newest[:10]}T{newest[11:19]}+00:00" > latest else formatted
+
+
+#: For each string converter, the regex Django gives it, and the values of it this
+#: path takes: letters, digits, "-" and "_" (and "~" where the value is quoted):
+#: unreserved characters (RFC 3986 section 2.3), which quote() leaves as they are,
+#: nothing XML escapes, no "/" and no ".": no segment of the URL holding one is a
+#: dot segment. Any other value, or a converter whose regex differs, goes row by row.
+STRING_ARGUMENTS: Mapping[type[Any], tuple[str, str]] = {
+    converters.SlugConverter: ("[-a-zA-Z0-9_]+", "[-a-zA-Z0-9_]+"),
+    converters.StringConverter: ("[^/]+", "[-a-zA-Z0-9_~]+"),
+    converters.PathConverter: (".+", "[-a-zA-Z0-9_~]+"),
+}
+
+
+def argument_column(converter: Any, position: int) -> Column | None:
+    """How a chunk of one URL argument is checked, if its converter's values can be."""
+    kind = type(converter)
+    if kind in STRING_ARGUMENTS:
+        regex, taken = STRING_ARGUMENTS[kind]
+        return (
+            Column(position, str, joined_pattern(taken), None) if converter.regex == regex else None
+        )
+    if kind is converters.IntConverter:
+        return Column(position, int, None, None)
+    if kind is converters.UUIDConverter:
+        # str() of a UUID: 36 characters of hex digits and "-".
+        return Column(position, uuid.UUID, None, 36)
+    return None
+
+
+def bulk_lines(
+    url_name: str,
+    url_kwargs: Mapping[str, str],
+    shape: RowShape,
+    policy: LocationPolicy,
+    maker: EntryMaker,
+) -> BulkLines | None:
+    """The bulk path of a section whose entries ``maker`` makes, or ``None`` where its
+    rows need the row-by-row loop. Build it where the maker's locator was built (the
+    script prefix and language ``reverse()`` reads)."""
+    lastmod, changefreq, priority = maker.lastmod, maker.changefreq, maker.priority
+    from_text = lastmod.read is not None
+    if (
+        changefreq.read is not None
+        or priority.read is not None
+        or (from_text and LASTMOD_TEXT not in shape.positions)
+        # robots.txt's rules are read per location (disallowed.py).
+        or robots_guard(policy.origin) is not None
+    ):
+        return None
+    template = UrlTemplate.compile(url_name, url_kwargs)
+    if (
+        template is None
+        or len(template.slots) not in (1, 2)
+        or not settles_location(template, policy.origin_url, policy.prefix)
+    ):
+        return None
+    columns = []
+    for slot in template.slots:
+        path = url_kwargs[slot.name]
+        if path not in shape.positions or path in shape.converters:
+            return None
+        column = argument_column(slot.converter, shape.positions[path])
+        if column is None:
+            return None
+        columns.append(column)
+    pieces = (policy.origin_url + template.pieces[0], *template.pieces[1:])
+    return BulkLines(
+        tuple(columns),
+        tuple(map(escape, pieces)),
+        shape.positions[LASTMOD_TEXT] if from_text else None,
+        lastmod.constant,
+        optional_elements(changefreq.constant, priority.constant),
+    )
