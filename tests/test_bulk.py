@@ -1,0 +1,261 @@
+"""sources/bulk.py: a chunk of raw rows written a column at a time gives exactly the
+lines, lastmods, skips and messages of the row-by-row loop, whatever the rows hold;
+and only the sections whose every check it can make take it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from testapp.models import Article
+from testapp.sitemaps import ArticleSource
+
+from django_sitemapkit import Field, InvalidEntry, SitemapSource
+from django_sitemapkit.sources.bulk import BulkLines, Column, joined_pattern
+from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
+from django_sitemapkit.sources.skips import Tally
+from django_sitemapkit.sources.writer import Writer
+from django_sitemapkit.values import Horizon
+
+pytestmark = pytest.mark.django_db
+SITE = "https://www.example.com"
+UTC = dt.timezone.utc
+NOW = dt.datetime(2026, 1, 1, tzinfo=UTC)
+TAIL = "<changefreq>weekly</changefreq><priority>0.6</priority></url>\n"
+
+
+class ByPkSource(SitemapSource):
+    name = "by-pk"
+    queryset = Article.objects.all()
+    url_name = "article-by-pk"
+    url_kwargs = {"pk": "pk"}
+    lastmod = "updated_at"
+
+
+class InCategorySource(SitemapSource):
+    name = "in-category"
+    queryset = Article.objects.all()
+    url_name = "article-in-category"
+    url_kwargs = {"category": "category__slug", "slug": "slug"}
+    changefreq = "daily"
+
+
+class ByRegexSource(ArticleSource):
+    name = "by-regex"
+    url_name = "article-by-regex"
+
+
+class ChangefreqFieldSource(ArticleSource):
+    name = "changefreq-field"
+    changefreq = Field("changefreq")
+
+
+class LocatedSource(ArticleSource):
+    name = "located"
+
+    def location(self, row: Any) -> str:
+        return "/x/"
+
+
+def plan_of(source: type[SitemapSource]) -> tuple[Plan, dict[str, int]]:
+    plan = compile_plan(source())
+    assert plan.queryset is not None
+    return plan, RowShape(plan.queryset.row_queryset).positions
+
+
+def writer_of(plan: Plan) -> Writer:
+    assert isinstance(plan.writer, Writer), plan.writer
+    return plan.writer
+
+
+def test_the_commonest_sections_take_it() -> None:
+    plan, positions = plan_of(ArticleSource)
+    assert positions == {"pk": 0, "slug": 1, LASTMOD_TEXT: 2}
+    assert writer_of(plan).bulk == BulkLines(
+        columns=(Column(1, str, joined_pattern("[-a-zA-Z0-9_~]+"), None),),
+        pieces=(f"{SITE}/articles/", "/"),
+        lastmod_position=2,
+        lastmod_constant=None,
+        tail=TAIL,
+    )
+    plan, positions = plan_of(ByPkSource)
+    assert writer_of(plan).bulk == BulkLines(
+        columns=(Column(positions["pk"], int, None, None),),
+        pieces=(f"{SITE}/by-id/", "/"),
+        lastmod_position=positions[LASTMOD_TEXT],
+        lastmod_constant=None,
+        tail="</url>\n",
+    )
+    plan, positions = plan_of(InCategorySource)
+    assert writer_of(plan).bulk == BulkLines(
+        columns=(
+            Column(positions["category__slug"], str, joined_pattern("[-a-zA-Z0-9_~]+"), None),
+            Column(positions["slug"], str, joined_pattern("[-a-zA-Z0-9_~]+"), None),
+        ),
+        pieces=(f"{SITE}/c/", "/", "/"),
+        lastmod_position=None,
+        lastmod_constant=None,
+        tail="<changefreq>daily</changefreq></url>\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [ByRegexSource, ChangefreqFieldSource, LocatedSource],
+    ids=["re_path, no template", "a changefreq per row", "location() per row"],
+)
+def test_a_section_with_a_check_per_row_does_not(source: type[SitemapSource]) -> None:
+    plan = compile_plan(source())
+    assert isinstance(plan.writer, Writer)
+    assert plan.writer.bulk is None
+
+
+def test_a_canonical_compared_per_row_or_robots_txt_rules_turn_it_off() -> None:
+    class Compared(ArticleSource):
+        # <str:slug> is percent-encoded by reverse(): canonical.py compares each row.
+        name = "compared"
+        canonical = "canonical_url"
+
+    assert writer_of(compile_plan(Compared())).bulk is None
+    with override_settings(SITEMAPKIT_ROBOTS="exclude"):
+        assert writer_of(compile_plan(ArticleSource())).bulk is None
+
+
+# -- the same outcome as the row-by-row loop, whatever the rows hold ---------------------
+
+SAFE_SLUG = st.text("abcXYZ019-_~", min_size=1, max_size=12)
+SLUG = st.one_of(
+    SAFE_SLUG,
+    SAFE_SLUG,
+    st.text(max_size=12),
+    st.sampled_from([".", "..", "a.b", "a&b", "a/b", "é", "~", "x" * 2100, "", " "]),
+    st.none(),
+    st.integers(-5, 5),
+)
+CANONICAL = st.datetimes(dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31)).map(str)
+LASTMOD = st.one_of(
+    CANONICAL,
+    CANONICAL,
+    st.sampled_from(
+        [
+            "2024-02-29 10:00:00",
+            "2023-02-29 10:00:00",
+            "2024-05-01T10:00:00",
+            "2024-05-01 10:00:00.5",
+            "2024-05-01 24:00:00",
+            "0000-01-01 00:00:00",
+            "2024-05-01",
+            "2026-01-01 00:04:59",
+            "2026-01-01 00:05:01",
+            "9999-12-31 23:59:59.999999",
+            "yesterday",
+        ]
+    ),
+    st.text(max_size=30),
+    st.none(),
+)
+
+
+def outcome(writer: Writer, chunk: list[Any], strict: bool) -> tuple[Any, ...]:
+    """What ``writer`` gives for ``chunk``: its lines, or the error, and what it logged."""
+    tally = Tally()
+    handler = Recorder()
+    logger = logging.getLogger("django_sitemapkit")
+    logger.addHandler(handler)
+    try:
+        with override_settings(SITEMAPKIT_STRICT=strict):
+            found: Any = replace(writer, strict=strict).lines(chunk, tally)
+    except InvalidEntry as exc:
+        found = str(exc)
+    finally:
+        logger.removeHandler(handler)
+    return found, handler.messages, tally
+
+
+class Recorder(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.one_of(
+        # Chunks of valid rows (dates in the future too), then of anything.
+        st.lists(st.tuples(SAFE_SLUG, CANONICAL), min_size=1, max_size=8),
+        st.lists(st.tuples(SLUG, LASTMOD), min_size=1, max_size=8),
+    ),
+    strict=st.booleans(),
+)
+@example(rows=[("a-b", "2024-05-01 10:00:00"), ("c", "2024-05-01 10:00:00.123456")], strict=False)
+# Each check of the bulk path, failed by one row of a chunk it would otherwise take.
+@example(rows=[("a", "2024-05-01 10:00:00"), ("b", "2026-01-01 00:05:01")], strict=False)
+@example(rows=[("a", "2024-05-01 10:00:00"), ("x" * 2100, "2024-05-01 10:00:00")], strict=False)
+@example(rows=[("a", "2024-05-01 10:00:00"), ("..", "2024-05-01 10:00:00")], strict=False)
+@example(rows=[("a", "2024-05-01 10:00:00"), ("b", "2023-02-29 10:00:00")], strict=True)
+@example(rows=[("a", "2024-05-01 10:00:00"), ("b", None)], strict=False)
+def test_any_chunk_gives_the_row_by_row_loop_s_outcome(
+    rows: list[tuple[Any, Any]], strict: bool
+) -> None:
+    plan, positions = plan_of(ArticleSource)
+    writer = replace(writer_of(plan), horizon=Horizon(NOW))
+    chunk = []
+    for pk, (slug, lastmod) in enumerate(rows, start=1):
+        row: list[Any] = [None] * len(positions)
+        row[positions["pk"]], row[positions["slug"]] = pk, slug
+        row[positions[LASTMOD_TEXT]] = lastmod
+        chunk.append(tuple(row))
+    with plan.context():
+        assert outcome(writer, chunk, strict) == outcome(replace(writer, bulk=None), chunk, strict)
+
+
+def test_a_chunk_of_valid_rows_is_written_in_bulk() -> None:
+    plan, positions = plan_of(ArticleSource)
+    writer = replace(writer_of(plan), horizon=Horizon(NOW))
+    assert writer.bulk is not None
+    chunk = [(1, "first~1", "2024-05-01 10:00:00"), (2, "b", "2025-12-31 23:59:59.999999")]
+    lines = [
+        f"<url><loc>{SITE}/articles/first~1/</loc><lastmod>2024-05-01T10:00:00+00:00</lastmod>"
+        + TAIL,
+        f"<url><loc>{SITE}/articles/b/</loc><lastmod>2025-12-31T23:59:59+00:00</lastmod>" + TAIL,
+    ]
+    lastmods = ["2024-05-01T10:00:00+00:00", "2025-12-31T23:59:59+00:00"]
+    assert writer.bulk(chunk, writer.horizon) == (lines, lastmods)
+    assert writer.lines(chunk) == replace(writer, bulk=None).lines(chunk) == (lines, lastmods)
+
+
+@pytest.mark.parametrize(
+    ("pk", "expected"),
+    [(7, f"{SITE}/by-id/7/"), (-7, None), (True, None)],
+    ids=["an int", "a negative int: the converter's", "a bool: reverse()'s"],
+)
+def test_an_int_argument_is_taken_only_as_an_int(pk: Any, expected: str | None) -> None:
+    plan, positions = plan_of(ByPkSource)
+    writer = writer_of(plan)
+    assert writer.bulk is not None
+    row: list[Any] = [None] * len(positions)
+    row[positions["pk"]], row[positions[LASTMOD_TEXT]] = pk, "2024-05-01 10:00:00"
+    found = writer.bulk([tuple(row)], Horizon(NOW))
+    if expected is None:
+        assert found is None
+    else:
+        line = f"<url><loc>{expected}</loc><lastmod>2024-05-01T10:00:00+00:00</lastmod></url>\n"
+        assert found == ([line], ["2024-05-01T10:00:00+00:00"])
+
+
+def test_a_uuid_argument_is_its_str() -> None:
+    column = Column(0, uuid.UUID, None, 36)
+    value = uuid.UUID("12345678-9abc-4def-8123-456789abcdef")
+    assert column.checked([(value,)]) == [value]
+    assert column.checked([(str(value),)]) is None
