@@ -221,7 +221,7 @@ def test_any_chunk_gives_the_row_by_row_loop_s_outcome(
 
 
 def test_a_chunk_of_valid_rows_is_written_in_bulk() -> None:
-    plan, positions = plan_of(ArticleSource)
+    plan, _ = plan_of(ArticleSource)
     writer = replace(writer_of(plan), horizon=Horizon(NOW))
     assert writer.bulk is not None
     chunk = [(1, "first~1", "2024-05-01 10:00:00"), (2, "b", "2025-12-31 23:59:59.999999")]
