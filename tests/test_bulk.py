@@ -55,7 +55,7 @@ class ByRegexSource(ArticleSource):
 
 class ChangefreqFieldSource(ArticleSource):
     name = "changefreq-field"
-    changefreq = Field("changefreq")
+    changefreq = Field("changefreq")  # type: ignore[assignment]
 
 
 class LocatedSource(ArticleSource):
