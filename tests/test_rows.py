@@ -21,12 +21,12 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.sources.entries import RowFormat
 from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.sources.rows import (
-    CANONICAL_UTC_TEXT,
     LASTMOD_TEXT,
     RowShape,
     load_timestamptz_natively,
     raw_chunks,
 )
+from django_sitemapkit.sources.text_lastmods import CANONICAL_UTC_TEXT
 from django_sitemapkit.values import format_lastmod
 
 pytestmark = pytest.mark.django_db
@@ -140,11 +140,11 @@ def test_without_use_tz_raw_rows_still_give_the_entries_of_the_orm(
     ("source_class", "as_text"),
     [(Everything, True), (ByDate, False), (ByAnnotation, False)],
 )
-def test_only_a_sqlite_datetime_column_is_read_as_its_text(
+def test_only_a_datetime_column_is_read_as_its_text_on_sqlite_and_postgresql(
     source_class: type[SitemapSource], as_text: bool
 ) -> None:
     columns = RowShape(query_pager(compile_plan(source_class())).row_queryset)
-    expected = as_text and connection.vendor == "sqlite"
+    expected = as_text and connection.vendor in ("sqlite", "postgresql")
     # The text replaces the datetime column: nothing else reads it.
     assert (LASTMOD_TEXT in columns.positions, "updated_at" in columns.positions) == (
         expected,

@@ -4,7 +4,7 @@ The row-by-row loop (``Writer.direct_lines``) calls a locator, a lastmod
 reader and two regular expressions for every row. For a section whose URL is
 a template of ``<slug:>``, ``<int:>`` or ``<uuid:>`` arguments read straight
 from the cursor (no converter), whose ``lastmod`` is absent, a constant or a
-column of UTC text (``rows.UtcTextLastmod``), and whose ``changefreq`` and
+column of UTC text (``text_lastmods.py``), and whose ``changefreq`` and
 ``priority`` are constants, each check that loop makes per row can be made
 once per chunk over a whole column, in C:
 
@@ -17,7 +17,7 @@ once per chunk over a whole column, in C:
   character, and no dot segment (a segment holding a value is never ``.`` or
   ``..``; the pattern's own segments were checked when the template was);
 - the longest URL of the chunk is under the protocol's 2,048 characters;
-- the lastmod texts all match ``rows.CANONICAL_UTC_TEXT`` (one ``fullmatch``
+- the lastmod texts all match the database's ``UTC_TEXTS`` shape (one ``fullmatch``
   over the joined column), so each is the W3C datetime its slice gives, in UTC
   with its offset, and the newest is not past the ``Horizon``;
 - the changefreq and priority constants were validated when the plan was made.
@@ -44,7 +44,8 @@ from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPoli
 from django_sitemapkit.locations.templates import UrlTemplate, settles_location
 from django_sitemapkit.sources.disallowed import robots_guard
 from django_sitemapkit.sources.entries import EntryMaker
-from django_sitemapkit.sources.rows import CANONICAL_UTC_TEXT, LASTMOD_TEXT, RowShape
+from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
+from django_sitemapkit.sources.text_lastmods import UTC_TEXTS
 from django_sitemapkit.values import Horizon
 
 #: The lines of a chunk and the ``lastmod`` of each, or ``None`` where the
@@ -58,8 +59,8 @@ def joined_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(f"(?:{pattern})(?:\n(?:{pattern}))*")
 
 
-#: Every lastmod text of a chunk, joined (see rows.CANONICAL_UTC_TEXT).
-CANONICAL_COLUMN = joined_pattern(CANONICAL_UTC_TEXT.pattern)
+#: Every lastmod text of a chunk, joined, for each database whose text is read.
+UTC_TEXT_COLUMNS = {vendor: joined_pattern(text.pattern) for vendor, text in UTC_TEXTS.items()}
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ class BulkLines:
     lastmod_constant: str | None
     #: What follows the lastmod: ``changefreq``, ``priority`` and ``</url>``.
     tail: str
+    #: The joined lastmod texts of a chunk (``UTC_TEXT_COLUMNS``) when they are read.
+    lastmod_texts: re.Pattern[str] | None = None
 
     def __call__(self, chunk: Sequence[Sequence[Any]], horizon: Horizon) -> Lines | None:
         if not chunk:
@@ -160,7 +163,7 @@ class BulkLines:
             joined = "\n".join(texts)
         except TypeError:  # a NULL (or any other type) among them
             return None
-        if CANONICAL_COLUMN.fullmatch(joined) is None:
+        if self.lastmod_texts is None or self.lastmod_texts.fullmatch(joined) is None:
             return None
         # UtcTextLastmod.read()'s slice, for the whole column.
         formatted: list[str | None] = [f"{t[:10]}T{t[11:19]}+00:00" for t in texts]
@@ -240,4 +243,5 @@ def bulk_lines(
         shape.positions[LASTMOD_TEXT] if from_text else None,
         lastmod.constant,
         optional_elements(changefreq.constant, priority.constant),
+        UTC_TEXT_COLUMNS[shape.connection.vendor] if from_text else None,
     )

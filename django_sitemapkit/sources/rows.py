@@ -8,20 +8,15 @@ the same cursor machinery (a server-side cursor on PostgreSQL, like
 gets a reader that applies exactly the converters the ORM would, in the same
 order. So a value read here is the value ``values()`` would have given.
 
-One column is read differently where that provably changes nothing: on
-SQLite, a ``lastmod`` ``DateTimeField`` stored by Django with ``USE_TZ`` holds
-the UTC time as text, ``YYYY-MM-DD hh:mm:ss[.ffffff]`` (``str()`` of the naive
-UTC value, see ``adapt_datetimefield_value``). The ORM parses that text into
-a datetime only for the formatter to write it back to the second. The query
-selects it as text instead (``CAST(... AS TEXT)``), and text of exactly that
-shape, with a real date and time, is rewritten by slicing; any other text
-takes the ORM's route (see :class:`UtcTextLastmod`).
+One column is read differently where that provably changes nothing: a
+``lastmod`` ``DateTimeField`` on SQLite or PostgreSQL with ``USE_TZ`` is
+selected as the database's text of its UTC time, and sliced
+(``text_lastmods.py``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from itertools import islice
@@ -35,9 +30,8 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet, TextField
 from django.db.models.expressions import Col
 from django.db.models.functions import Cast
-from django.utils.dateparse import parse_datetime
 
-from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.sources.text_lastmods import UtcTextLastmod
 from django_sitemapkit.values import format_lastmod
 
 Row = Sequence[Any]
@@ -45,23 +39,6 @@ Chunk = list[Any]
 
 #: The name of the ``lastmod`` column selected as text (see the module docstring).
 LASTMOD_TEXT = "_sitemapkit_lastmod_text"
-
-# str() of a naive datetime on a real day of the proleptic Gregorian calendar:
-# year 0001-9999 (datetime has no year 0); 31 days in January, March, May,
-# July, August, October and December, 30 in April, June, September and
-# November, 28 in February and a 29th in leap years (divisible by 4, and not
-# by 100 unless by 400); hours to 23, no leap second; microseconds of 6
-# digits or none. ASCII digits only: "\d" would take other scripts' digits.
-_DAY = (
-    r"(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
-    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
-    r"|02-(?:0[1-9]|1[0-9]|2[0-8]))"
-)
-_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
-CANONICAL_UTC_TEXT = re.compile(
-    rf"(?!0000)(?:[0-9]{{4}}-{_DAY}|{_LEAP_YEAR}-02-29)"
-    r" (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{6})?"
-)
 
 
 class RowShape:
@@ -80,6 +57,7 @@ class RowShape:
             for name, item in (query.selected or {}).items()
         ]
         self.positions = {name: position for position, (name, _) in enumerate(selected)}
+        self.expressions = dict(selected)
         self.converters: dict[str, tuple[list[Any], Any]] = {}
         for name, expression in selected:
             found = [
@@ -108,7 +86,7 @@ class RowShape:
     def lastmod_reader(self, path: str) -> Callable[[Row], str | None]:
         """A function from a raw row to its formatted ``lastmod``."""
         if LASTMOD_TEXT in self.positions:
-            return UtcTextLastmod(self.positions[LASTMOD_TEXT]).read
+            return UtcTextLastmod(self.positions[LASTMOD_TEXT], self.connection.vendor).read
         read = self.reader(path)
 
         def formatted(row: Row) -> str | None:
@@ -121,18 +99,24 @@ class RowShape:
         return formatted
 
     def stores_utc_text(self, path: str) -> bool:
-        """Whether ``path`` is a column of SQLite text whose only conversion is
-        "parse it and make it aware in UTC": the case :class:`UtcTextLastmod` reads."""
-        if self.connection.vendor != "sqlite" or path not in self.converters:
+        """Whether ``path`` is a ``DateTimeField`` column whose database text of its UTC
+        time :class:`~django_sitemapkit.sources.text_lastmods.UtcTextLastmod` reads:
+        on SQLite, text whose only conversion is "parse it and make it aware in UTC";
+        on PostgreSQL, a ``timestamptz`` with no conversion at all."""
+        vendor = self.connection.vendor
+        if vendor not in ("sqlite", "postgresql") or not settings.USE_TZ:
             return False
-        converters, expression = self.converters[path]
-        return (
-            settings.USE_TZ
-            and self.connection.timezone_name == "UTC"
-            and isinstance(expression, Col)
-            and expression.output_field.get_internal_type() == "DateTimeField"
-            and converters == [getattr(self.connection.ops, "convert_datetimefield_value", None)]
-        )
+        expression = self.expressions[path]
+        if (
+            self.connection.timezone_name != "UTC"
+            or not isinstance(expression, Col)
+            or expression.output_field.get_internal_type() != "DateTimeField"
+        ):
+            return False
+        converters = self.converters.get(path, ([], None))[0]
+        if vendor == "postgresql":
+            return not converters
+        return converters == [getattr(self.connection.ops, "convert_datetimefield_value", None)]
 
 
 def selected_expression(query: Any, item: Any) -> Any:
@@ -143,43 +127,6 @@ def selected_expression(query: Any, item: Any) -> Any:
     if isinstance(item, int):
         return query.select[item]
     return item
-
-
-class UtcTextLastmod:
-    """A ``lastmod`` from the SQLite text of a UTC ``DateTimeField``, formatted as
-    ``values()`` and ``format_lastmod()`` together would format it.
-
-    Text that matches :data:`CANONICAL_UTC_TEXT` is what ``fromisoformat()``
-    (which ``parse_datetime()`` tries first) reads into a naive datetime with
-    those very fields; the ORM makes it aware in UTC and ``format_lastmod()``
-    writes it to the second with ``+00:00``: the same characters, sliced.
-    """
-
-    def __init__(self, position: int) -> None:
-        self.position = position
-
-    def read(self, row: Row, match: Any = CANONICAL_UTC_TEXT.fullmatch) -> str | None:
-        text: str | None = row[self.position]
-        if text is not None and match(text) is not None:
-            return text[:10] + "T" + text[11:19] + "+00:00"
-        return self.general(text)
-
-    @staticmethod
-    def general(text: str | None) -> str | None:
-        """The ORM's route: ``parse_datetime()``, naive read as UTC, then ``format_lastmod()``."""
-        if text is None:
-            return None
-        try:
-            value = parse_datetime(text)
-        except ValueError as exc:
-            # The ORM would raise in the middle of the page; one entry is enough.
-            raise InvalidEntry(f"lastmod {text!r} is not a valid datetime") from exc
-        if value is None:
-            # SQLite's converter gives None for text that is no datetime at all.
-            return None
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        return format_lastmod(value)
 
 
 def raw_values(
