@@ -91,19 +91,20 @@ def fitting(
         if not lines or max(map(len, lines)) * 4 <= room:
             yield lines, lastmods
             continue
-        kept: Lines = ([], [])
+        kept_lines: list[str] = []
+        kept_lastmods: list[str | None] = []
         for line, lastmod in zip(lines, lastmods, strict=True):
             size = len(line.encode())
             if size <= room:
-                kept[0].append(line)
-                kept[1].append(lastmod)
+                kept_lines.append(line)
+                kept_lastmods.append(lastmod)
                 continue
             reason = (
                 f"its <url> takes {size:,} bytes, more than a document of "
                 f"SITEMAPKIT_MAX_BYTES ({conf.MAX_BYTES:,}) has room for"
             )
             skip_row(section, repr(located(line)), reason, tally, conf.STRICT)
-        yield kept
+        yield kept_lines, kept_lastmods
 
 
 def located(line: str) -> str:

@@ -19,14 +19,14 @@ from django.utils import translation
 from django_sitemapkit.compat.classes import ContribClass
 from django_sitemapkit.compat.lastmods import contrib_lastmod
 from django_sitemapkit.encoding.elements import Extras
-from django_sitemapkit.encoding.encoder import Entry, entry_lines, url_element
+from django_sitemapkit.encoding.encoder import Entry, Lines, entry_lines, url_element
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import X_DEFAULT, format_alternates
 from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.entries import unreversed
 from django_sitemapkit.sources.rows import Chunk
 from django_sitemapkit.sources.skips import Tally, skip_row, undate_row
-from django_sitemapkit.sources.writer import Lines, undate
+from django_sitemapkit.sources.writer import undate
 from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 
 

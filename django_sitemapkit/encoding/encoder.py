@@ -10,7 +10,7 @@ yielded, and the byte count is kept so no document passes the protocol's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
 from typing import NamedTuple, Protocol
 
@@ -100,8 +100,22 @@ def urlset(extensions: Collection[str] = ()) -> Document:
     )
 
 
+class KnownNewest(Sequence["str | None"]):
+    """The lastmods of a run that know their newest already (the encoder needs only
+    that), and give the others only when asked."""
+
+    newest: str
+
+
 #: The lines of a run of entries, and the ``lastmod`` of each.
-Lines = tuple[list[str], list["str | None"]]
+Lines = tuple[list[str], Sequence["str | None"]]
+
+
+def newest_of(lastmods: Sequence[str | None]) -> str:
+    """The newest of a run's lastmods; "" (which sorts before every lastmod) for none."""
+    if isinstance(lastmods, KnownNewest):
+        return lastmods.newest
+    return max(filter(None, lastmods), default="")
 
 
 class Layout(Protocol):
@@ -162,8 +176,7 @@ class Encoder:
                     data = "".join(lines).encode()
                 count += len(lines)
                 size += len(data)
-                # "" sorts before every formatted lastmod.
-                run_newest = max(filter(None, lastmods), default="")
+                run_newest = newest_of(lastmods)
                 if run_newest > newest:
                     newest = run_newest
                 chunk.append(data)

@@ -38,19 +38,15 @@ from typing import Any
 
 from django.urls import converters
 
-from django_sitemapkit.encoding.encoder import optional_elements
+from django_sitemapkit.encoding.encoder import Lines, optional_elements
 from django_sitemapkit.encoding.escaping import escape
 from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
 from django_sitemapkit.locations.templates import UrlTemplate, settles_location
 from django_sitemapkit.sources.disallowed import robots_guard
 from django_sitemapkit.sources.entries import EntryMaker
 from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
-from django_sitemapkit.sources.text_lastmods import UTC_TEXTS
+from django_sitemapkit.sources.text_lastmods import UTC_TEXTS, SlicedLastmods
 from django_sitemapkit.values import Horizon
-
-#: The lines of a chunk and the ``lastmod`` of each, or ``None`` where the
-#: row-by-row loop must write the chunk.
-Lines = tuple[list[str], list["str | None"]]
 
 
 def joined_pattern(pattern: str) -> re.Pattern[str]:
@@ -124,52 +120,61 @@ class BulkLines:
         widths = sum(c.width(v) for c, v in zip(self.columns, values, strict=True))
         if sum(map(len, self.pieces)) + widths >= MAX_LOCATION_LENGTH:
             return None
-        lastmods = self.lastmods(chunk, horizon.latest[1])
-        if lastmods is None:
+        # One comparison with the Horizon for the chunk: the row-by-row loop looks closer.
+        latest = horizon.latest[1]
+        if self.lastmod_position is None:
+            constant = self.lastmod_constant
+            if constant is not None and constant > latest:
+                return None
+            return self.fixed_lines(values, constant), [constant] * len(chunk)
+        texts = self.texts(chunk)
+        if texts is None:
             return None
-        return self.joined(values, lastmods), lastmods
+        lastmods = SlicedLastmods(texts)
+        if lastmods.newest > latest:
+            return None
+        return self.dated_lines(values, texts), lastmods
 
-    def joined(self, values: list[list[Any]], lastmods: list[str | None]) -> list[str]:
+    def fixed_lines(self, values: list[list[Any]], lastmod: str | None) -> list[str]:
         # f-strings of locals: the cheapest way Python joins a row's pieces.
         pieces = self.pieces
         start, end = "<url><loc>" + pieces[0], pieces[-1] + "</loc>"
-        if lastmods[0] is None:
-            end += self.tail
-            if len(values) == 1:
-                return [f"{start}{v}{end}" for v in values[0]]
-            middle = pieces[1]
-            return [f"{start}{a}{middle}{b}{end}" for a, b in zip(*values, strict=True)]
-        end += "<lastmod>"
-        tail = "</lastmod>" + self.tail
+        if lastmod is not None:
+            end += "<lastmod>" + lastmod + "</lastmod>"
+        end += self.tail
         if len(values) == 1:
-            return [f"{start}{v}{end}{m}{tail}" for v, m in zip(values[0], lastmods, strict=True)]
+            return [f"{start}{v}{end}" for v in values[0]]
+        middle = pieces[1]
+        return [f"{start}{a}{middle}{b}{end}" for a, b in zip(*values, strict=True)]
+
+    def dated_lines(self, values: list[list[Any]], texts: list[str]) -> list[str]:
+        """Each line with its lastmod sliced from its text in place (``text_lastmods.sliced``)."""
+        pieces = self.pieces
+        start, end = "<url><loc>" + pieces[0], pieces[-1] + "</loc><lastmod>"
+        tail = "+00:00</lastmod>" + self.tail
+        if len(values) == 1:
+            return [
+                f"{start}{v}{end}{t[:10]}T{t[11:19]}{tail}"
+                for v, t in zip(values[0], texts, strict=True)
+            ]
         middle = pieces[1]
         first, second = values
         return [
-            f"{start}{a}{middle}{b}{end}{m}{tail}"
-            for a, b, m in zip(first, second, lastmods, strict=True)
+            f"{start}{a}{middle}{b}{end}{t[:10]}T{t[11:19]}{tail}"
+            for a, b, t in zip(first, second, texts, strict=True)
         ]
 
-    def lastmods(self, chunk: Sequence[Sequence[Any]], latest: str) -> list[str | None] | None:
-        """Each row's formatted lastmod, or ``None`` if the row-by-row loop must tell:
-        a text it would not slice, or a date past ``latest`` (the ``Horizon``'s, which
-        that loop looks at closer)."""
-        position = self.lastmod_position
-        constant = self.lastmod_constant
-        if position is None:
-            return None if constant is not None and constant > latest else [constant] * len(chunk)
-        texts = [row[position] for row in chunk]
+    def texts(self, chunk: Sequence[Sequence[Any]]) -> list[str] | None:
+        """The chunk's lastmod texts, if every one has the database's shape
+        (``UTC_TEXTS``): else the row-by-row loop tells each row's outcome."""
+        texts = [row[self.lastmod_position] for row in chunk]  # type: ignore[index]
         try:
             joined = "\n".join(texts)
         except TypeError:  # a NULL (or any other type) among them
             return None
         if self.lastmod_texts is None or self.lastmod_texts.fullmatch(joined) is None:
             return None
-        # UtcTextLastmod.read()'s slice, for the whole column.
-        formatted: list[str | None] = [f"{t[:10]}T{t[11:19]}+00:00" for t in texts]
-        # The newest text is the newest lastmod: the slice keeps the order.
-        newest = max(texts)
-        return None if f"{newest[:10]}T{newest[11:19]}+00:00" > latest else formatted
+        return texts
 
 
 #: For each string converter, the regex Django gives it, and the values of it this

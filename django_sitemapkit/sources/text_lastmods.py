@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from typing import Any, overload
 
 from django.utils.dateparse import parse_datetime
 
+from django_sitemapkit.encoding.encoder import KnownNewest
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.values import format_lastmod
 
@@ -67,7 +68,7 @@ class UtcTextLastmod:
     def read(self, row: Any) -> str | None:
         text: str | None = row[self.position]
         if text is not None and self.pattern.fullmatch(text) is not None:
-            return text[:10] + "T" + text[11:19] + "+00:00"
+            return sliced(text)
         return self.general(text)
 
     def general(self, text: str | None) -> str | None:
@@ -89,3 +90,34 @@ class UtcTextLastmod:
         if value.tzinfo is None:
             value = value.replace(tzinfo=dt.timezone.utc)
         return format_lastmod(value)
+
+
+class SlicedLastmods(KnownNewest):
+    """The lastmods of a run of texts of the database's shape (each already written
+    into its line), sliced only when asked; the newest is the newest text's: the
+    slice keeps the order."""
+
+    __slots__ = ("newest", "texts")
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.newest = sliced(max(texts)) if texts else ""
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [sliced(text) for text in self.texts[index]]
+        return sliced(self.texts[index])
+
+
+def sliced(text: str) -> str:
+    """``format_lastmod()`` of a text of the database's shape (``UTC_TEXTS``)."""
+    return f"{text[:10]}T{text[11:19]}+00:00"

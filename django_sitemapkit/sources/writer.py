@@ -21,6 +21,7 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.encoding.encoder import NEEDS_ESCAPE as needs_escape
 from django_sitemapkit.encoding.encoder import (
     Entry,
+    Lines,
     entry_lines,
     escape,
     optional_elements,
@@ -46,8 +47,6 @@ from django_sitemapkit.sources.skips import Tally, skip_entry, undate_row
 from django_sitemapkit.values import Horizon
 
 Reader = Callable[[Any], Any]
-#: The lines of a chunk of entries, and the ``lastmod`` of each (for the index).
-Lines = tuple[list[str], list[str | None]]
 
 
 class PageWriter(Protocol):
