@@ -4,6 +4,7 @@ turns, and whether a case wrote the bytes of ours."""
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from bench.sizes import Plan
@@ -13,11 +14,17 @@ MIB = 1024 * 1024
 # What a ratio's measure names, and the column of Figures.row() it divides.
 RATIO_MEASURES = {
     "time": "median_s",
+    "CPU": "cpu_s",
+    "CPU with the database server": "cpu_with_server_s",
     "extra RSS": "extra_rss_mib",
     "tracemalloc peak": "tracemalloc_mib",
 }
 # The report's comparisons with ours (the table's ``bytes_of_ours``), in its order.
 SAME_BYTES = ("floor", "dropin", "files")
+
+
+def median(values: list[float] | None) -> float | None:
+    return statistics.median(values) if values else None
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -49,6 +56,9 @@ class Figures:
         return {
             "case": self.label(name),
             "median_s": timed["median"],
+            "cpu_s": timed.get("cpu_median"),
+            # SQLite's work is the process's own: its CPU is the whole cost.
+            "cpu_with_server_s": median(timed.get("cpu_with_server") or timed.get("cpu")),
             "min_s": timed["min"],
             "ttfb_s": timed["ttfb_median"],
             "tracemalloc_mib": None if in_workers or traced is None else traced["peak"] / MIB,

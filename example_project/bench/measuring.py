@@ -21,6 +21,8 @@ from typing import Any, Protocol
 
 from django.http import HttpResponseBase, StreamingHttpResponse
 
+from bench.server_clock import ServerClock
+
 URL_TAG = b"<url>"
 # What the index cases count instead: one per page the index lists.
 SITEMAP_TAG = b"<sitemap>"
@@ -161,13 +163,18 @@ def measure_time(case: Case, runs: int) -> dict[str, Any]:
     # Untimed: fills the caches (pages of the database file, compiled
     # templates, URL templates) and checks the output.
     warmup = case.run(check=True)
-    outcomes, cpu = [], []
+    outcomes, cpu, server_cpu = [], [], []
+    server = ServerClock.of_connection()
     for _ in range(runs):
         # The process's CPU time too: on a shared machine the wall time also
-        # counts the other processes' turns.
-        before = time.process_time()
+        # counts the other processes' turns; and the database server's, for the
+        # work a case hands it (PostgreSQL's process for this connection).
+        before, server_before = time.process_time(), server.seconds()
         outcomes.append(case.run(check=False))
         cpu.append(time.process_time() - before)
+        server_after = server.seconds()
+        if server_before is not None and server_after is not None:
+            server_cpu.append(server_after - server_before)
     ttfbs = [o.ttfb for o in outcomes if o.ttfb is not None]
     # A case may also time one of its steps alone (site_cases.py: choosing the site).
     steps: Callable[[], dict[str, float]] | None = getattr(case, "steps", None)
@@ -177,6 +184,10 @@ def measure_time(case: Case, runs: int) -> dict[str, Any]:
         "min": min(o.seconds for o in outcomes),
         "cpu": cpu,
         "cpu_median": statistics.median(cpu),
+        # Process and server together, where every run's server time was read.
+        "cpu_with_server": [a + b for a, b in zip(cpu, server_cpu, strict=True)]
+        if len(server_cpu) == len(cpu)
+        else None,
         "ttfb": [o.ttfb for o in outcomes],
         "ttfb_median": statistics.median(ttfbs) if ttfbs else None,
         "bytes_per_run": [o.bytes for o in outcomes],
