@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import uuid
 from dataclasses import replace
 from typing import Any
@@ -20,7 +21,7 @@ from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import Field, InvalidEntry, SitemapSource
 from django_sitemapkit.encoding.encoder import Lines
-from django_sitemapkit.sources.bulk import UTC_TEXT_COLUMNS, BulkLines, Column, joined_pattern
+from django_sitemapkit.sources.bulk import UTC_TEXT_COLUMNS, BulkLines, Column
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
 from django_sitemapkit.sources.skips import Tally
@@ -94,7 +95,7 @@ def test_the_commonest_sections_take_it() -> None:
     plan, positions = plan_of(ArticleSource)
     assert positions == {"pk": 0, "slug": 1, LASTMOD_TEXT: 2}
     assert writer_of(plan).bulk == BulkLines(
-        columns=(Column(1, str, joined_pattern("[-a-zA-Z0-9_~]+"), None),),
+        columns=(Column(1, str, re.compile("[-a-zA-Z0-9_~\n]+"), None),),
         pieces=(f"{SITE}/articles/", "/"),
         lastmod_position=2,
         lastmod_constant=None,
@@ -113,8 +114,8 @@ def test_the_commonest_sections_take_it() -> None:
     plan, positions = plan_of(InCategorySource)
     assert writer_of(plan).bulk == BulkLines(
         columns=(
-            Column(positions["category__slug"], str, joined_pattern("[-a-zA-Z0-9_~]+"), None),
-            Column(positions["slug"], str, joined_pattern("[-a-zA-Z0-9_~]+"), None),
+            Column(positions["category__slug"], str, re.compile("[-a-zA-Z0-9_~\n]+"), None),
+            Column(positions["slug"], str, re.compile("[-a-zA-Z0-9_~\n]+"), None),
         ),
         pieces=(f"{SITE}/c/", "/", "/"),
         lastmod_position=None,
@@ -152,7 +153,7 @@ SLUG = st.one_of(
     SAFE_SLUG,
     SAFE_SLUG,
     st.text(max_size=12),
-    st.sampled_from([".", "..", "a.b", "a&b", "a/b", "é", "~", "x" * 2100, "", " "]),
+    st.sampled_from([".", "..", "a.b", "a&b", "a/b", "é", "~", "x" * 2100, "", " ", "a\nb", "\n"]),
     st.none(),
     st.integers(-5, 5),
 )
@@ -237,6 +238,9 @@ class Recorder(logging.Handler):
 @example(rows=[("a", A_TEXT), ("..", A_TEXT)], strict=False)
 @example(rows=[("a", A_TEXT), ("b", stored("2023-02-29 10:00:00"))], strict=True)
 @example(rows=[("a", A_TEXT), ("b", None)], strict=False)
+@example(rows=[("a", A_TEXT), ("", A_TEXT), ("b", A_TEXT)], strict=False)
+@example(rows=[("a\nb", A_TEXT)], strict=False)
+@example(rows=[("a", A_TEXT), ("", A_TEXT)], strict=False)
 def test_any_chunk_gives_the_row_by_row_loop_s_outcome(
     rows: list[tuple[Any, Any]], strict: bool
 ) -> None:
