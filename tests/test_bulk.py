@@ -101,6 +101,7 @@ def test_the_commonest_sections_take_it() -> None:
         lastmod_constant=None,
         tail=TAIL,
         lastmod_texts=TEXTS,
+        split_texts=connection.vendor == "sqlite",
     )
     plan, positions = plan_of(ByPkSource)
     assert writer_of(plan).bulk == BulkLines(
@@ -110,6 +111,7 @@ def test_the_commonest_sections_take_it() -> None:
         lastmod_constant=None,
         tail="</url>\n",
         lastmod_texts=TEXTS,
+        split_texts=connection.vendor == "sqlite",
     )
     plan, positions = plan_of(InCategorySource)
     assert writer_of(plan).bulk == BulkLines(
@@ -229,6 +231,12 @@ class Recorder(logging.Handler):
     rows=[("a-b", A_TEXT), ("c", stored("2024-05-01 10:00:00.123456"))],
     strict=False,
 )
+# Every text of SQLite's one length, then of its other (split out in C, not sliced).
+@example(
+    rows=[("a", stored("2024-05-01 10:00:00.5")), ("b", stored("2024-05-02 11:00:00.123456"))],
+    strict=False,
+)
+@example(rows=[("a", A_TEXT), ("b", stored("2024-05-02 11:00:01"))], strict=False)
 # Each check of the bulk path, failed by one row of a chunk it would otherwise take.
 @example(rows=[("a", A_TEXT), ("b", stored("2026-01-01 00:05:01"))], strict=False)
 @example(
