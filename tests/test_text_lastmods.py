@@ -9,6 +9,8 @@ import random
 
 import pytest
 from django.db import DataError, connection
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from factories import bulk_articles
 from plans import all_rows, query_pager
 from testapp.models import Article
@@ -19,7 +21,7 @@ from django_sitemapkit.sources.plan import compile_plan
 from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
 from django_sitemapkit.sources.text_lastmods import (
     CANONICAL_UTC_TEXT,
-    POSTGRESQL_UTC_TEXT,
+    UTC_TEXTS,
     SlicedLastmods,
 )
 from django_sitemapkit.values import format_lastmod
@@ -39,9 +41,8 @@ def lastmods_read() -> dict[int, str | None]:
     return {pk(row): read(row) for row in all_rows(plan)}
 
 
-@postgresql
 @pytest.mark.django_db
-def test_postgresql_text_gives_the_orm_s_lastmods() -> None:
+def test_the_database_s_text_gives_the_orm_s_lastmods() -> None:
     generator = random.Random(41)
     instants = [
         dt.datetime(1, 1, 1, tzinfo=UTC)
@@ -61,12 +62,25 @@ def test_postgresql_text_gives_the_orm_s_lastmods() -> None:
 
     orm = dict(Article.objects.values_list("pk", "updated_at"))
     assert read == {pk: format_lastmod(value) for pk, value in orm.items()}
-    # Both of the server's shapes, with a fraction and without, were sliced.
-    texts = Article.objects.extra(select={"text": "updated_at::text"}).values_list(
-        "text", flat=True
-    )
-    assert all(POSTGRESQL_UTC_TEXT.fullmatch(text) for text in texts)
-    assert {"." in text for text in texts} == {True, False}
+    # Every text was sliced: each has the database's shape (both of PostgreSQL's).
+    texts = Article.objects.values_list(Cast("updated_at", TextField()), flat=True)
+    assert all(UTC_TEXTS[connection.vendor].fullmatch(text) for text in texts)
+    if connection.vendor == "postgresql":
+        assert {"." in text for text in texts} == {True, False}
+
+
+@pytest.mark.skipif(connection.vendor != "mysql", reason="MySQL's zero date")
+@pytest.mark.django_db
+def test_mysql_a_zero_date_is_no_lastmod_as_through_the_orm() -> None:
+    (article,) = bulk_articles(1)
+    table = connection.ops.quote_name(Article._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute("SET SESSION sql_mode = ''")
+        cursor.execute(
+            f"UPDATE {table} SET updated_at = '0000-00-00 00:00:00' WHERE id = %s", [article.pk]
+        )
+    assert list(Article.objects.values_list("updated_at", flat=True)) == [None]
+    assert lastmods_read() == {article.pk: None}
 
 
 @postgresql

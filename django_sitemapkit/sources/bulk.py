@@ -45,7 +45,11 @@ from django_sitemapkit.locations.templates import UrlTemplate, settles_location
 from django_sitemapkit.sources.disallowed import robots_guard
 from django_sitemapkit.sources.entries import EntryMaker
 from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
-from django_sitemapkit.sources.text_lastmods import UTC_TEXTS, SlicedLastmods
+from django_sitemapkit.sources.text_lastmods import (
+    CANONICAL_UTC_TEXT,
+    UTC_TEXTS,
+    SlicedLastmods,
+)
 from django_sitemapkit.values import Horizon
 
 
@@ -117,7 +121,7 @@ class BulkLines:
     tail: str
     #: The joined lastmod texts of a chunk (``UTC_TEXT_COLUMNS``) when they are read.
     lastmod_texts: re.Pattern[str] | None = None
-    #: Whether they are SQLite's, of two fixed lengths (``whole_seconds()``).
+    #: Whether they are of two fixed lengths (``whole_seconds()``): SQLite's, MySQL's.
     split_texts: bool = False
 
     def __call__(self, chunk: Sequence[Sequence[Any]], horizon: Horizon) -> Lines | None:
@@ -202,7 +206,7 @@ class BulkLines:
 
 
 def whole_seconds(joined: str, count: int) -> list[str] | None:
-    """Each of ``count`` SQLite texts (``CANONICAL_UTC_TEXT``, joined) to the second
+    """Each of ``count`` texts of ``CANONICAL_UTC_TEXT`` (joined) to the second
     with a "T", split out in C, where all have the same of its two lengths (26 with
     the microseconds, 19 without; then each has its one " " at 10 and "." at 19);
     else ``None``, and each is sliced."""
@@ -283,5 +287,5 @@ def bulk_lines(
         lastmod.constant,
         optional_elements(changefreq.constant, priority.constant),
         UTC_TEXT_COLUMNS[shape.connection.vendor] if from_text else None,
-        from_text and shape.connection.vendor == "sqlite",
+        from_text and UTC_TEXTS[shape.connection.vendor] is CANONICAL_UTC_TEXT,
     )

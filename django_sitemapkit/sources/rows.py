@@ -31,7 +31,7 @@ from django.db.models import QuerySet, TextField
 from django.db.models.expressions import Col
 from django.db.models.functions import Cast
 
-from django_sitemapkit.sources.text_lastmods import UtcTextLastmod
+from django_sitemapkit.sources.text_lastmods import UTC_TEXTS, UtcTextLastmod
 from django_sitemapkit.values import format_lastmod
 
 Row = Sequence[Any]
@@ -101,10 +101,10 @@ class RowShape:
     def stores_utc_text(self, path: str) -> bool:
         """Whether ``path`` is a ``DateTimeField`` column whose database text of its UTC
         time :class:`~django_sitemapkit.sources.text_lastmods.UtcTextLastmod` reads:
-        on SQLite, text whose only conversion is "parse it and make it aware in UTC";
-        on PostgreSQL, a ``timestamptz`` with no conversion at all."""
+        on SQLite, MySQL and MariaDB, a column whose only conversion is "make it aware
+        in UTC"; on PostgreSQL, a ``timestamptz`` with no conversion at all."""
         vendor = self.connection.vendor
-        if vendor not in ("sqlite", "postgresql") or not settings.USE_TZ:
+        if vendor not in UTC_TEXTS or not settings.USE_TZ:
             return False
         expression = self.expressions[path]
         if (

@@ -9,6 +9,9 @@ time, is rewritten by slicing; any other text takes the ORM's route.
 - SQLite, with ``USE_TZ``: the column holds what Django stored, ``str()`` of
   the naive UTC value (``adapt_datetimefield_value``):
   ``YYYY-MM-DD hh:mm:ss[.ffffff]``.
+- MySQL and MariaDB, with ``USE_TZ``: a ``DATETIME(6)`` as it is stored, the
+  UTC time, ``YYYY-MM-DD hh:mm:ss.ffffff``; its "zero date" is what mysqlclient
+  gives as ``None``, and so does the ORM's route here.
 - PostgreSQL, with ``USE_TZ`` and the connection in UTC (the session's
   ``TimeZone``, which Django sets): ``timestamptz`` written by the server's
   ``ISO`` ``DateStyle``, ``YYYY-MM-DD hh:mm:ss[.f{1,6}]+00``. A session in
@@ -53,7 +56,13 @@ CANONICAL_UTC_TEXT = re.compile(_DATE_TIME + r"(?:\.[0-9]{6})?")
 #: fraction dropped, and the offset in hours.
 POSTGRESQL_UTC_TEXT = re.compile(_DATE_TIME + r"(?:\.[0-9]{1,6})?\+00")
 #: The shape of each database's text, for the vendors whose text is read.
-UTC_TEXTS = {"sqlite": CANONICAL_UTC_TEXT, "postgresql": POSTGRESQL_UTC_TEXT}
+UTC_TEXTS = {
+    "sqlite": CANONICAL_UTC_TEXT,
+    "mysql": CANONICAL_UTC_TEXT,
+    "postgresql": POSTGRESQL_UTC_TEXT,
+}
+#: MySQL's "zero date", which mysqlclient reads as None (MySQLdb.times).
+ZERO_DATE = "0000-00-00 00:00:00"
 
 
 class UtcTextLastmod:
@@ -73,7 +82,7 @@ class UtcTextLastmod:
 
     def general(self, text: str | None) -> str | None:
         """The ORM's route: ``parse_datetime()``, naive read as UTC, then ``format_lastmod()``."""
-        if text is None:
+        if text is None or (self.vendor == "mysql" and text.startswith(ZERO_DATE)):
             return None
         try:
             value = parse_datetime(text)
@@ -81,7 +90,7 @@ class UtcTextLastmod:
             # The ORM would raise in the middle of the page; one entry is enough.
             raise InvalidEntry(f"lastmod {text!r} is not a valid datetime") from exc
         if value is None:
-            if self.vendor == "sqlite":
+            if self.vendor != "postgresql":
                 # SQLite's converter gives None for text that is no datetime at all.
                 return None
             # psycopg refuses to load it (a date BC, past year 9999, infinity),
