@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from threading import Lock
@@ -261,3 +261,17 @@ def versioned_index(site: SitemapSite) -> VersionedIndex | None:
             continue
         covered.append(Covered(plan, pager, section_watch))
     return VersionedIndex(site, records.version(), period(), covered, others)
+
+
+def page_validator(plan: Plan) -> Callable[[], tuple[Any, ...]] | None:
+    """What a page of a section the record covers keeps its start under: the version
+    and its period, as the index (one statement, and every recorded change, a key's
+    move included, moves it); ``None`` without the record, or for a section it does
+    not cover (the section's own validator then, ``QueryPager.page_stats()``)."""
+    pager = plan.queryset
+    if not is_versioned() or pager is None:
+        return None
+    section_watch = {item.section: item for item in watch().sections}.get(plan.section)
+    if section_watch is None or section_watch.model != label(pager.ordered.model):
+        return None
+    return lambda: ("changes", records.version(), period())

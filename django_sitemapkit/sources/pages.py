@@ -8,16 +8,18 @@ start; page N from the key of its first row when the order is a key (see
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from django.db import DatabaseError
 from django.db.models import Count, Max, QuerySet
 
+from django_sitemapkit.sources import kept
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.rows import Chunk, close_iterator, orm_chunks, raw_chunks
 from django_sitemapkit.sources.skips import Tally, skip_row
+from django_sitemapkit.sources.summary import separable, summary
 
 LastmodValue = Any  # a date or datetime as the database returns it
 
@@ -92,9 +94,23 @@ class QueryPager:
         return found
 
     def section_stats(self) -> SectionStats:
-        stats = self.ordered.aggregate(**self.aggregates())
-        lastmod = stats.get("lastmod")
-        return SectionStats(stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod))
+        """Rows, newest lastmod and the validator of the index and kept starts."""
+        if separable(self.ordered):
+            rows, last_pk, lastmod = summary(self.ordered, self.lastmod_path)
+        else:
+            stats = self.ordered.aggregate(**self.aggregates())
+            rows, last_pk, lastmod = stats["count"], stats["last_pk"], stats.get("lastmod")
+        return SectionStats(rows, lastmod, (rows, last_pk, lastmod))
+
+    def kept_key(self, validator: tuple[Any, ...]) -> kept.Key | None:
+        return kept.section_key(self.section, self.ordered, self.page_size, validator)
+
+    def keeps_starts(self) -> bool:
+        """Whether a page's start may be kept under the section's own validator: for a
+        key of the primary key alone (no save moves a row in it; one entering or
+        leaving moves the count). A save moves a row along other columns with none
+        of the three changed: only the change record's version tells."""
+        return self.key is not None and len(self.key) == 1
 
     def page_bounds(self, page: int) -> tuple[int, int]:
         return (page - 1) * self.page_size, page * self.page_size
@@ -127,10 +143,20 @@ class QueryPager:
             self.page_size,
         )
 
-    def page_stats(self, page: int) -> PageStats:
+    def page_stats(
+        self, page: int, validator: Callable[[], tuple[Any, ...]] | None = None
+    ) -> PageStats:
+        """One aggregate of ``page``, which starts at a key kept under ``validator``
+        (the change record's version) or the section's own (``keeps_starts()``)."""
         start = None
         if self.key is not None and page > 1:
-            start = self.seek(page)
+            if validator is None and self.keeps_starts():
+                validator = lambda: self.section_stats().fingerprint  # noqa: E731
+            start = (
+                self.seek(page)
+                if validator is None
+                else kept.start_of(self.kept_key, lambda: self.seek(page), page, validator)
+            )
             if start is None:
                 return PageStats(0, None, (0, None, None))
         scope = self.scope(page, start)

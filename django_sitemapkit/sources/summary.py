@@ -1,0 +1,76 @@
+"""A section's validator, in one statement the database answers from its indexes: its
+row count, its highest primary key and its newest ``lastmod``.
+
+One aggregate of the three (``COUNT(id), MAX(id), MAX(lastmod)``) reads every
+row: at 10,000,000 rows that cost a 304 of the index as much as the index
+itself (0.72 s of CPU on SQLite). Here each is a scalar subquery of its own,
+planned alone: ``MAX(pk)`` is one step down the primary key, ``MAX(lastmod)``
+one step down an index on the column (``sitemapkit.W061`` suggests one), and a
+bare ``COUNT(*)`` SQLite answers by counting the cells of its smallest index's
+pages, not by stepping through rows. It is one statement, so the three values
+are read together. The values are those of the aggregate, so the validators
+made of them are unchanged.
+
+A query whose rows are groups, distinct, sliced or combined keeps the one
+aggregate: there a count of the table's rows is not a count of the section's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
+from django.db.models import F, Func, IntegerField, QuerySet
+
+#: The column alias of each scalar subquery.
+VALUE = "_sitemapkit_value"
+
+
+def separable(queryset: QuerySet[Any]) -> bool:
+    """Whether the section's rows are rows of its model's table, filtered: what a
+    ``COUNT(*)`` and a ``MAX()`` of their own can be taken over."""
+    query = queryset.query
+    return not (
+        query.distinct
+        or query.is_sliced
+        or query.combinator
+        or query.group_by is not None
+        or any(getattr(value, "contains_aggregate", False) for value in query.annotations.values())
+    )
+
+
+def summary(queryset: QuerySet[Any], lastmod_path: str | None) -> tuple[Any, ...]:
+    """``(rows, highest primary key, newest lastmod)`` of ``queryset``; the lastmod is
+    ``None`` without a ``lastmod_path``. ``separable(queryset)`` must hold."""
+    rows = queryset.order_by()
+    parts = [
+        rows.annotate(**{VALUE: Func(template="COUNT(*)", output_field=IntegerField())}),
+        rows.annotate(**{VALUE: Func(F("pk"), function="MAX")}),
+    ]
+    if lastmod_path is not None:
+        parts.append(rows.annotate(**{VALUE: Func(F(lastmod_path), function="MAX")}))
+    alias = queryset.db
+    connection = connections[alias]
+    try:
+        compiled = [part.values(VALUE).query.get_compiler(alias).as_sql() for part in parts]
+    except EmptyResultSet:  # .none(): no rows, and no statement to ask
+        return (0, None, None)
+    sql = ", ".join(f"({part})" for part, _ in compiled)
+    params = [param for _, part_params in compiled for param in part_params]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {sql}{connection.features.bare_select_suffix}", params)
+        values = cursor.fetchone()
+    found = []
+    for part, value in zip(parts, values, strict=True):
+        # The converters the ORM applies to the column (SQLite keeps datetimes as text).
+        expression = part.query.annotations[VALUE]
+        for converter in [
+            *connection.ops.get_db_converters(expression),
+            *expression.get_db_converters(connection),
+        ]:
+            value = converter(value, expression, connection)
+        found.append(value)
+    if lastmod_path is None:
+        found.append(None)
+    return (int(found[0]), found[1], found[2])
