@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.deep_specs import DEEP_GROUP, deep_cases
 from bench.fresh_specs import FRESH_GROUP, FRESH_RATIOS, fresh_cases
 from bench.specs import (
     ALL,
@@ -210,6 +211,7 @@ CASES: tuple[CaseSpec, ...] = (
     ),
     *thirdparty_cases(),  # Wagtail's, django CMS's: bench/thirdparty_specs.py
     *fresh_cases(),  # SITEMAPKIT_CHANGES: bench/fresh_specs.py
+    *deep_cases(),  # page N at page 1's cost, the index's 304: bench/deep_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
@@ -218,7 +220,7 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (
         *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
-        *(THIRDPARTY_GROUP, FRESH_GROUP, ALL),
+        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, ALL),
     )
 }
 GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
