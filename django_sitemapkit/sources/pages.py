@@ -107,10 +107,11 @@ class QueryPager:
 
     def keeps_starts(self) -> bool:
         """Whether a page's start may be kept under the section's own validator: for a
-        key of the primary key alone (no save moves a row in it; one entering or
-        leaving moves the count). A save moves a row along other columns with none
-        of the three changed: only the change record's version tells."""
-        return self.key is not None and len(self.key) == 1
+        key of the primary key alone over every row of a table, which a row enters by
+        an insert (a new highest key, unless given one) and leaves by a delete (a new
+        count). A filter or a key of other columns lets a save move rows with none of
+        the three changed: only the change record's version tells them."""
+        return self.key is not None and len(self.key) == 1 and not self.ordered.query.where
 
     def page_bounds(self, page: int) -> tuple[int, int]:
         return (page - 1) * self.page_size, page * self.page_size
