@@ -21,24 +21,24 @@ def first_page_urls(plan: Plan, prepared: Prepared) -> int:
 
 
 def deep_cases() -> tuple[CaseSpec, ...]:
-    """Each pair's first case is the one the report divides by."""
+    """Each pair's first case is the one the report divides by. No name ends in a count
+    of sites (``-1``, ``-100``): the report reads those as the several-sites pairs'."""
     turns = {"run": TURNS, "reads": INDEX_TABLE, "groups": (DEEP_GROUP,), "same_bytes": False}
     return (
         CaseSpec(
-            "deep-page-1",
-            "page 1 of the index table, warm, in turns with deep-page-200",
+            "deep-page-first",
+            "page 1 of the index table, warm, in turns with deep-page-last",
             f"{MODULE}:deep_page",
             first_page_urls,
             args=(False,),
             **turns,
         ),
         CaseSpec(
-            "deep-page-200",
+            "deep-page-last",
             "the last page of the index table (200 of 10,000,000 rows), warm",
             f"{MODULE}:deep_page",
             last_page_urls,
             args=(True,),
-            label=lambda plan: f"deep-page-{plan.index_pages}",
             **turns,
         ),
         CaseSpec(
