@@ -120,3 +120,19 @@ def test_after_a_recorded_change_a_page_is_the_one_sought_afresh(
     served = {path: fetch(client, path)[:2] for path in paths}
     for path in paths:
         assert served[path] == afresh(client, path), path
+
+
+@pytest.mark.parametrize("change", [insert, delete, unpublish, move_key, update_older])
+@pytest.mark.parametrize("section", ["published", "bytitle"])
+def test_the_index_keeps_every_page_s_start_at_its_version(
+    client: Client, articles: list[Article], change: Callable[[list[Article]], None], section: str
+) -> None:
+    paths = [f"/sitemap-{section}-{page}.xml" for page in (2, 3, 4)]
+    assert fetch(client, "/sitemap.xml")[0] == 200
+    change(articles)
+    # The index at the new version: walked again, or only the changed pages read.
+    assert fetch(client, "/sitemap.xml")[0] == 200
+    assert [offsets(client, path) for path in paths] == [[], [], []]
+    served = {path: fetch(client, path)[:2] for path in paths}
+    for path in paths:
+        assert served[path] == afresh(client, path), path
