@@ -40,6 +40,7 @@ from django_sitemapkit.sources.kept import keep
 from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.pages import QueryPager, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.starts import kept_key
 from django_sitemapkit.sources.versioned import SectionPages, updated, walked
 
 #: Sections whose pages are kept (least recently used first out).
@@ -275,7 +276,7 @@ def keep_starts(pager: QueryPager, section: Kept) -> None:
     key before it, the first time too."""
     if section.pages is None:
         return
-    key = pager.kept_key(validator_of(section.version, section.period))
+    key = kept_key(pager, validator_of(section.version, section.period))
     runs = enumerate(section.pages.pages, 1)
     if key is not None:
         keep(key, starts={page: run.first for page, run in runs if page > 1 and run.first})

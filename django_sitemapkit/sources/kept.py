@@ -34,23 +34,25 @@ class Known(NamedTuple):
 
 
 _cache: OrderedDict[Key, Known] = OrderedDict()
+#: The validator each section was last kept under, by the rest of its key.
+_latest: OrderedDict[Key, Any] = OrderedDict()
 _lock = Lock()
 
 
 def clear_cache() -> None:
     with _lock:
         _cache.clear()
+        _latest.clear()
 
 
-def section_key(
-    section: str, queryset: QuerySet[Any], page_size: int, validator: tuple[Any, ...]
-) -> Key | None:
-    """What a section's pages are kept under; ``None`` for ``.none()``, which has none."""
+def section_key(section: str, queryset: QuerySet[Any], page_size: int) -> Key | None:
+    """What a section's pages are kept under, but its validator; ``None`` for
+    ``.none()``, which has no pages."""
     try:
         query = str(queryset.query)
     except EmptyResultSet:
         return None
-    return (section, queryset.db, query, page_size, validator)
+    return (section, queryset.db, query, page_size)
 
 
 def known(key: Key) -> Known | None:
@@ -66,8 +68,9 @@ def keep(
     lastmods: tuple[Any, ...] | None = None,
     starts: Mapping[int, tuple[Any, ...]] | None = None,
 ) -> None:
-    """Add ``lastmods`` and ``starts`` to what is kept under ``key``. An entry is
-    replaced, never changed, so a reader holds one that is whole."""
+    """Add ``lastmods`` and ``starts`` to what is kept under ``key`` (a section's key
+    and its validator). An entry is replaced, never changed, so a reader holds one
+    that is whole."""
     with _lock:
         before = _cache.get(key)
         merged = Known(
@@ -76,26 +79,50 @@ def keep(
         )
         _cache[key] = merged
         _cache.move_to_end(key)
-        while len(_cache) > CACHED_SECTIONS:
-            _cache.popitem(last=False)
+        _latest[key[:-1]] = key[-1]
+        _latest.move_to_end(key[:-1])
+        for entries in (_cache, _latest):
+            while len(entries) > CACHED_SECTIONS:
+                entries.popitem(last=False)
 
 
 def start_of(
-    key_of: Callable[[tuple[Any, ...]], Key | None],
-    seek: Callable[[], tuple[Any, ...] | None],
+    section: Key,
     page: int,
     validator: Callable[[], tuple[Any, ...]],
+    seek: Callable[[], tuple[Any, ...] | None],
 ) -> tuple[Any, ...] | None:
-    """The key of ``page``'s first row: kept under the section's validator, or
-    ``seek()`` and kept. Filled here, or by the index's walk (``lastmods.py``)."""
-    current = validator()
-    key = key_of(current)
-    found = None if key is None else known(key)
+    """The key of ``page``'s first row, kept under ``validator``, one that never comes
+    back (the change record's version): read first, then the start kept under it, or
+    ``seek()`` and kept. A change committed between the two is kept under a version
+    no later request reads."""
+    key = (*section, validator())
+    found = known(key)
     if found is not None and page in found.starts:
         return found.starts[page]
     start = seek()
-    # Kept only if the section is still what the validator said before the seek:
-    # a change in between would be kept under the validator of before.
-    if key is not None and start is not None and validator() == current:
+    if start is not None:
         keep(key, starts={page: start})
+    return start
+
+
+def summarized_start_of(
+    section: Key,
+    page: int,
+    summary: Callable[[], tuple[Any, ...]],
+    seek: Callable[[], tuple[tuple[Any, ...] | None, tuple[Any, ...]]],
+) -> tuple[Any, ...] | None:
+    """The key of ``page``'s first row, kept under the section's own validator
+    (``summary()``, whose values can come back): the start kept under the validator
+    the section was last kept under, if ``summary()`` still says it; else ``seek()``,
+    which reads the start and the validator in one statement, one state of the
+    section, and is kept under it. Filled here, or by the index's walk."""
+    with _lock:
+        latest = _latest.get(section, None)
+    found = None if latest is None else known((*section, latest))
+    if found is not None and page in found.starts and summary() == latest:
+        return found.starts[page]
+    start, current = seek()
+    if start is not None:
+        keep((*section, current), starts={page: start})
     return start

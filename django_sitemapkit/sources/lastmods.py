@@ -23,6 +23,7 @@ from django.db.models.functions import RowNumber, TruncDate
 
 from django_sitemapkit.sources import kept
 from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
+from django_sitemapkit.sources.starts import keeps_starts, kept_key
 from django_sitemapkit.sources.versioned import PageRun, newest_of, walk
 
 # Column aliases of the query that finds each page's newest lastmod without a key,
@@ -40,7 +41,7 @@ def page_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[LastmodValue 
     if pager.lastmod_path is None:
         # Without a lastmod field there is nothing the database can aggregate.
         return (None,) * -(-stats.rows // pager.page_size)
-    key = pager.kept_key(stats.fingerprint)
+    key = kept_key(pager, stats.fingerprint)
     found = None if key is None else kept.known(key)
     if found is not None and found.lastmods is not None:
         return found.lastmods
@@ -67,7 +68,7 @@ def walked_starts(
     validator describes (its rows and newest lastmod; a change in between would
     be kept under the validator of before)."""
     walked = (sum(run.rows for run in runs), newest_of(run.lastmod for run in runs))
-    if not pager.keeps_starts() or walked != (stats.rows, stats.lastmod):
+    if not keeps_starts(pager) or walked != (stats.rows, stats.lastmod):
         return {}
     return {page: run.first for page, run in enumerate(runs, 1) if page > 1 and run.first}
 

@@ -8,14 +8,13 @@ start; page N from the key of its first row when the order is a key (see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from django.db import DatabaseError
 from django.db.models import Count, Max, QuerySet
 
-from django_sitemapkit.sources import kept
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.rows import Chunk, close_iterator, orm_chunks, raw_chunks
 from django_sitemapkit.sources.skips import Tally, skip_row
@@ -32,6 +31,10 @@ class PageStats(NamedTuple):
     fingerprint: tuple[Any, ...]
     #: The ordering key of the page's first row, when pages are read by keyset.
     start: tuple[Any, ...] | None = None
+
+
+#: What a page that does not exist is described by.
+NO_PAGE = PageStats(0, None, (0, None, None))
 
 
 class SectionStats(NamedTuple):
@@ -102,17 +105,6 @@ class QueryPager:
             rows, last_pk, lastmod = stats["count"], stats["last_pk"], stats.get("lastmod")
         return SectionStats(rows, lastmod, (rows, last_pk, lastmod))
 
-    def kept_key(self, validator: tuple[Any, ...]) -> kept.Key | None:
-        return kept.section_key(self.section, self.ordered, self.page_size, validator)
-
-    def keeps_starts(self) -> bool:
-        """Whether a page's start may be kept under the section's own validator: for a
-        key of the primary key alone over every row of a table, which a row enters by
-        an insert (a new highest key, unless given one) and leaves by a delete (a new
-        count). A filter or a key of other columns lets a save move rows with none of
-        the three changed: only the change record's version tells them."""
-        return self.key is not None and len(self.key) == 1 and not self.ordered.query.where
-
     def page_bounds(self, page: int) -> tuple[int, int]:
         return (page - 1) * self.page_size, page * self.page_size
 
@@ -144,22 +136,13 @@ class QueryPager:
             self.page_size,
         )
 
-    def page_stats(
-        self, page: int, validator: Callable[[], tuple[Any, ...]] | None = None
-    ) -> PageStats:
-        """One aggregate of ``page``, which starts at a key kept under ``validator``
-        (the change record's version) or the section's own (``keeps_starts()``)."""
-        start = None
+    def page_stats(self, page: int, start: tuple[Any, ...] | None = None) -> PageStats:
+        """One aggregate of ``page``, from ``start`` (a key kept by ``starts.py``) or
+        from where a seek finds it."""
         if self.key is not None and page > 1:
-            if validator is None and self.keeps_starts():
-                validator = lambda: self.section_stats().fingerprint  # noqa: E731
-            start = (
-                self.seek(page)
-                if validator is None
-                else kept.start_of(self.kept_key, lambda: self.seek(page), page, validator)
-            )
+            start = self.seek(page) if start is None else start
             if start is None:
-                return PageStats(0, None, (0, None, None))
+                return NO_PAGE
         scope = self.scope(page, start)
         assert scope is not None
         stats = scope.slice(scope.keys, 0, None).aggregate(**self.aggregates())

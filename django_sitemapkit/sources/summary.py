@@ -40,9 +40,13 @@ def separable(queryset: QuerySet[Any]) -> bool:
     )
 
 
-def summary(queryset: QuerySet[Any], lastmod_path: str | None) -> tuple[Any, ...]:
+def summary(
+    queryset: QuerySet[Any], lastmod_path: str | None, seek: QuerySet[Any] | None = None
+) -> tuple[Any, ...]:
     """``(rows, highest primary key, newest lastmod)`` of ``queryset``; the lastmod is
-    ``None`` without a ``lastmod_path``. ``separable(queryset)`` must hold."""
+    ``None`` without a ``lastmod_path``. ``separable(queryset)`` must hold. With
+    ``seek`` (one value of one row), its value too, read in the same statement: the
+    start of a page and the validator it is kept under, of one state of the rows."""
     rows = queryset.order_by()
     parts = [
         rows.annotate(**{VALUE: Func(template="COUNT(*)", output_field=IntegerField())}),
@@ -54,17 +58,21 @@ def summary(queryset: QuerySet[Any], lastmod_path: str | None) -> tuple[Any, ...
     connection = connections[alias]
     try:
         compiled = [part.values(VALUE).query.get_compiler(alias).as_sql() for part in parts]
+        if seek is not None:
+            compiled.append(seek.query.get_compiler(alias).as_sql())
     except EmptyResultSet:  # .none(): no rows, and no statement to ask
-        return (0, None, None)
+        return (0, None, None) if seek is None else (0, None, None, None)
     sql = ", ".join(f"({part})" for part, _ in compiled)
     params = [param for _, part_params in compiled for param in part_params]
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {sql}{connection.features.bare_select_suffix}", params)
         values = cursor.fetchone()
+    expressions = [part.query.annotations[VALUE] for part in parts]
+    if seek is not None:
+        expressions.append(seek.query.select[0])
     found = []
-    for part, value in zip(parts, values, strict=True):
+    for expression, value in zip(expressions, values, strict=True):
         # The converters the ORM applies to the column (SQLite keeps datetimes as text).
-        expression = part.query.annotations[VALUE]
         for converter in [
             *connection.ops.get_db_converters(expression),
             *expression.get_db_converters(connection),
@@ -72,5 +80,5 @@ def summary(queryset: QuerySet[Any], lastmod_path: str | None) -> tuple[Any, ...
             value = converter(value, expression, connection)
         found.append(value)
     if lastmod_path is None:
-        found.append(None)
-    return (int(found[0]), found[1], found[2])
+        found.insert(2, None)
+    return (int(found[0]), *found[1:])
