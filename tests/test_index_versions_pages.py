@@ -52,8 +52,7 @@ def recording(sources: Callable[..., None]) -> Iterator[None]:
 @pytest.fixture
 def articles() -> list[Article]:
     return [
-        ArticleFactory.create(slug=f"a{n}", title=f"{n:02}", updated_at=at(n + 1))
-        for n in range(9)
+        ArticleFactory.create(slug=f"a{n}", title=f"{n:02}", updated_at=at(n + 1)) for n in range(9)
     ]
 
 

@@ -65,10 +65,12 @@ def test_a_query_of_groups_keeps_the_aggregate() -> None:
     from django_sitemapkit.sources.summary import separable
 
     bulk_articles(3)
-    distinct = Article.objects.distinct()
-    assert not separable(distinct)
-    assert not separable(Article.objects.values("title").annotate(rows=Count("pk")))
-    assert separable(Article.objects.filter(published=True))
+    assert not separable(Article.objects.distinct(), "updated_at")
+    grouped = Article.objects.values("title").annotate(rows=Count("pk"))
+    assert not separable(grouped, "updated_at")
+    assert not separable(Article.objects.all(), "category__name")
+    assert separable(Article.objects.filter(published=True), "updated_at")
+    assert separable(Article.objects.all(), None)
     pager = query_pager(compile_plan(ArticleSource()))
     stats = pager.section_stats()
     assert stats.fingerprint == (3, Article.objects.latest("pk").pk, stats.lastmod)

@@ -98,7 +98,7 @@ class QueryPager:
 
     def section_stats(self) -> SectionStats:
         """Rows, newest lastmod and the validator of the index and kept starts."""
-        if separable(self.ordered):
+        if separable(self.ordered, self.lastmod_path):
             rows, last_pk, lastmod = summary(self.ordered, self.lastmod_path)
         else:
             stats = self.ordered.aggregate(**self.aggregates())

@@ -35,7 +35,8 @@ def kept_key(pager: QueryPager, validator: tuple[Any, ...]) -> kept.Key | None:
 def keeps_starts(pager: QueryPager) -> bool:
     """Whether a page's start may be kept under the section's own validator."""
     key, query = pager.key, pager.ordered.query
-    return key is not None and len(key) == 1 and not query.where and separable(pager.ordered)
+    separate = separable(pager.ordered, pager.lastmod_path)
+    return key is not None and len(key) == 1 and not query.where and separate
 
 
 def start_of(pager: QueryPager, page: int, validator: Validator | None) -> tuple[Any, ...] | None:

@@ -11,8 +11,9 @@ pages, not by stepping through rows. It is one statement, so the three values
 are read together. The values are those of the aggregate, so the validators
 made of them are unchanged.
 
-A query whose rows are groups, distinct, sliced or combined keeps the one
-aggregate: there a count of the table's rows is not a count of the section's.
+A query whose rows are groups, distinct, sliced or combined, or a lastmod
+across a relation, keeps the one aggregate: there a count of the table's rows
+is not the count the aggregate makes.
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ from django.db.models import F, Func, IntegerField, QuerySet
 VALUE = "_sitemapkit_value"
 
 
-def separable(queryset: QuerySet[Any]) -> bool:
-    """Whether the section's rows are rows of its model's table, filtered: what a
-    ``COUNT(*)`` and a ``MAX()`` of their own can be taken over."""
+def separable(queryset: QuerySet[Any], lastmod_path: str | None) -> bool:
+    """Whether the section's rows are rows of its model's table, filtered, and its
+    lastmod a value of each: what a ``COUNT(*)`` and a ``MAX()`` of their own can be
+    taken over. (A lastmod across a relation joins in the aggregate, and a count
+    beside it counts the joined rows: kept as it was.)"""
     query = queryset.query
     return not (
-        query.distinct
+        "__" in (lastmod_path or "")
+        or query.distinct
         or query.is_sliced
         or query.combinator
         or query.group_by is not None
@@ -44,7 +48,7 @@ def summary(
     queryset: QuerySet[Any], lastmod_path: str | None, seek: QuerySet[Any] | None = None
 ) -> tuple[Any, ...]:
     """``(rows, highest primary key, newest lastmod)`` of ``queryset``; the lastmod is
-    ``None`` without a ``lastmod_path``. ``separable(queryset)`` must hold. With
+    ``None`` without a ``lastmod_path``. ``separable(queryset, lastmod_path)`` must hold. With
     ``seek`` (one value of one row), its value too, read in the same statement: the
     start of a page and the validator it is kept under, of one state of the rows."""
     rows = queryset.order_by()
