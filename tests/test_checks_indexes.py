@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,3 +120,9 @@ def test_i001_is_registered_for_deploy(sources: Sources, deploy: bool) -> None:
     )
     # A suggestion for scale, with --deploy only: a test database has no index to need.
     assert (line in output.getvalue()) is deploy
+
+
+def test_i001_has_its_row_in_the_checks_table() -> None:
+    # tests/test_docs.py reads the E and W rows; this info's row is read here.
+    page = (Path(__file__).parents[1] / "docs" / "checks.md").read_text()
+    assert "\n| `sitemapkit.I001` | A suggestion, with `check --deploy` only: " in page
