@@ -25,6 +25,8 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_settings)
         checks.register(sitemap_checks.check_site_settings)
         checks.register(sitemap_checks.check_sources)
+        # A suggestion for scale, not a fault: with --deploy only.
+        checks.register(sitemap_checks.check_lastmod_indexes, deploy=True)
         checks.register(sitemap_checks.check_discovery)
         checks.register(sitemap_checks.check_urls, checks.Tags.urls)
         checks.register(sitemap_checks.check_middleware, checks.Tags.urls)

@@ -336,6 +336,24 @@ def test_head_answers_conditional_requests_too(client: Client, files: Path) -> N
     assert client.head("/sitemap.xml", headers={"if-none-match": etag}).status_code == 304
 
 
+@pytest.mark.parametrize("accept", [None, "gzip"])
+def test_the_index_s_304_is_the_built_file_s_and_reads_no_table(
+    client: Client, files: Path, accept: str | None
+) -> None:
+    # The built index's validator is its file's (its time and size, which a build
+    # leaves as they are while its bytes are unchanged): rows the database view would
+    # count change nothing, and no section's table is read.
+    ArticleFactory.create_batch(3)
+    headers = {} if accept is None else {"accept-encoding": accept}
+    etag = get(client, "/sitemap.xml", **headers)[0]["ETag"]
+    built = (files / ("sitemap.xml" if accept is None else "sitemap.xml.gz")).read_bytes()
+    assert etag == file_etag(built, "" if accept is None else "-gzip")
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/sitemap.xml", headers={**headers, "if-none-match": etag})
+    assert response.status_code == 304
+    assert queries.captured_queries == []
+
+
 # -- missing files ---------------------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from threading import Lock
@@ -36,9 +36,11 @@ from django_sitemapkit.conf import conf
 from django_sitemapkit.documents import Section, sections_of
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sources.kept import keep
 from django_sitemapkit.sources.lastmods import page_lastmods
 from django_sitemapkit.sources.pages import QueryPager, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
+from django_sitemapkit.sources.starts import kept_key
 from django_sitemapkit.sources.versioned import SectionPages, updated, walked
 
 #: Sections whose pages are kept (least recently used first out).
@@ -164,6 +166,7 @@ class VersionedIndex:
                 _cache.move_to_end(item.key)
                 while len(_cache) > CACHED_SECTIONS:
                     _cache.popitem(last=False)
+            keep_starts(item.pager, kept)
             covered.append(Section(item.plan, kept.stats, kept.lastmods))
         return [*covered, *self.others]
 
@@ -261,3 +264,33 @@ def versioned_index(site: SitemapSite) -> VersionedIndex | None:
             continue
         covered.append(Covered(plan, pager, section_watch))
     return VersionedIndex(site, records.version(), period(), covered, others)
+
+
+def validator_of(version: int, period_: int | None) -> tuple[Any, ...]:
+    return ("changes", version, period_)
+
+
+def keep_starts(pager: QueryPager, section: Kept) -> None:
+    """Each page's first key as the index found it, kept where the page looks for it
+    at the same version (``page_validator()``): a page after the first then reads no
+    key before it, the first time too."""
+    if section.pages is None:
+        return
+    key = kept_key(pager, validator_of(section.version, section.period))
+    runs = enumerate(section.pages.pages, 1)
+    if key is not None:
+        keep(key, starts={page: run.first for page, run in runs if page > 1 and run.first})
+
+
+def page_validator(plan: Plan) -> Callable[[], tuple[Any, ...]] | None:
+    """What a page of a section the record covers keeps its start under: the version
+    and its period, as the index (one statement, and every recorded change, a key's
+    move included, moves it); ``None`` without the record, or for a section it does
+    not cover (the section's own validator then, ``QueryPager.page_stats()``)."""
+    pager = plan.queryset
+    if not is_versioned() or pager is None:
+        return None
+    section_watch = {item.section: item for item in watch().sections}.get(plan.section)
+    if section_watch is None or section_watch.model != label(pager.ordered.model):
+        return None
+    return lambda: validator_of(records.version(), period())

@@ -13,9 +13,7 @@ a way the aggregate shows.
 from __future__ import annotations
 
 import datetime as dt
-from collections import OrderedDict
 from collections.abc import Iterator
-from threading import Lock
 from typing import Any
 
 from django.core.exceptions import FieldError
@@ -23,8 +21,10 @@ from django.db import connections, models
 from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber, TruncDate
 
+from django_sitemapkit.sources import kept
 from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
-from django_sitemapkit.sources.versioned import walk
+from django_sitemapkit.sources.starts import keeps_starts, kept_key
+from django_sitemapkit.sources.versioned import PageRun, newest_of, walk
 
 # Column aliases of the query that finds each page's newest lastmod without a key,
 # and of the one that counts the rows of each day.
@@ -32,16 +32,8 @@ ROW_NUMBER = "_sitemapkit_row"
 PAGE_LASTMOD = "_sitemapkit_lastmod"
 PAGE = "_sitemapkit_page"
 DAY, DAY_ROWS = "_sitemapkit_day", "_sitemapkit_day_rows"
-#: Sections whose page lastmods are kept (least recently used first out).
-CACHED_SECTIONS = 256
-
-_cache: OrderedDict[tuple[Any, ...], tuple[LastmodValue | None, ...]] = OrderedDict()
-_lock = Lock()
-
-
-def clear_cache() -> None:
-    with _lock:
-        _cache.clear()
+#: What the tests clear between them: every section's kept pages.
+clear_cache = kept.clear_cache
 
 
 def page_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[LastmodValue | None, ...]:
@@ -49,30 +41,36 @@ def page_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[LastmodValue 
     if pager.lastmod_path is None:
         # Without a lastmod field there is nothing the database can aggregate.
         return (None,) * -(-stats.rows // pager.page_size)
-    queryset = pager.ordered
-    key = (pager.section, queryset.db, str(queryset.query), pager.page_size, stats.fingerprint)
-    with _lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-            return found
-    computed = tuple(
-        walk_lastmods(pager)
-        if pager.key is not None
-        else numbered_lastmods(pager, pager.lastmod_path)
-    )
-    with _lock:
-        _cache[key] = computed
-        while len(_cache) > CACHED_SECTIONS:
-            _cache.popitem(last=False)
+    key = kept_key(pager, stats.fingerprint)
+    found = None if key is None else kept.known(key)
+    if found is not None and found.lastmods is not None:
+        return found.lastmods
+    if pager.key is None:
+        computed = tuple(numbered_lastmods(pager, pager.lastmod_path))
+        if key is not None:
+            kept.keep(key, lastmods=computed)
+        return computed
+    # Page after page along the key, each from where the last one ended: the index
+    # reads every key once, where seeking each page from the top would read them
+    # N/2 times on average (``versioned.walk()``).
+    runs = list(walk(pager, None))
+    computed = tuple(run.lastmod for run in runs)
+    if key is not None:
+        kept.keep(key, lastmods=computed, starts=walked_starts(pager, stats, runs))
     return computed
 
 
-def walk_lastmods(pager: QueryPager) -> Iterator[LastmodValue | None]:
-    """Page after page along the key: each starts where the previous one ended, so
-    the whole index reads every key once, where seeking each page from the top
-    would read them N/2 times on average (``versioned.walk()``)."""
-    return (page.lastmod for page in walk(pager, None))
+def walked_starts(
+    pager: QueryPager, stats: SectionStats, runs: list[PageRun]
+) -> dict[int, tuple[Any, ...]]:
+    """Each page's first key, as the walk found it: kept only where a page keeps its
+    start under the section's validator, and where the walk saw the section the
+    validator describes (its rows and newest lastmod; a change in between would
+    be kept under the validator of before)."""
+    walked = (sum(run.rows for run in runs), newest_of(run.lastmod for run in runs))
+    if not keeps_starts(pager) or walked != (stats.rows, stats.lastmod):
+        return {}
+    return {page: run.first for page, run in enumerate(runs, 1) if page > 1 and run.first}
 
 
 def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | None]:

@@ -18,6 +18,7 @@ from django.db.models import Count, Max, QuerySet
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.rows import Chunk, close_iterator, orm_chunks, raw_chunks
 from django_sitemapkit.sources.skips import Tally, skip_row
+from django_sitemapkit.sources.summary import separable, summary
 
 LastmodValue = Any  # a date or datetime as the database returns it
 
@@ -30,6 +31,10 @@ class PageStats(NamedTuple):
     fingerprint: tuple[Any, ...]
     #: The ordering key of the page's first row, when pages are read by keyset.
     start: tuple[Any, ...] | None = None
+
+
+#: What a page that does not exist is described by.
+NO_PAGE = PageStats(0, None, (0, None, None))
 
 
 class SectionStats(NamedTuple):
@@ -92,9 +97,13 @@ class QueryPager:
         return found
 
     def section_stats(self) -> SectionStats:
-        stats = self.ordered.aggregate(**self.aggregates())
-        lastmod = stats.get("lastmod")
-        return SectionStats(stats["count"], lastmod, (stats["count"], stats["last_pk"], lastmod))
+        """Rows, newest lastmod and the validator of the index and kept starts."""
+        if separable(self.ordered, self.lastmod_path):
+            rows, last_pk, lastmod = summary(self.ordered, self.lastmod_path)
+        else:
+            stats = self.ordered.aggregate(**self.aggregates())
+            rows, last_pk, lastmod = stats["count"], stats["last_pk"], stats.get("lastmod")
+        return SectionStats(rows, lastmod, (rows, last_pk, lastmod))
 
     def page_bounds(self, page: int) -> tuple[int, int]:
         return (page - 1) * self.page_size, page * self.page_size
@@ -127,12 +136,13 @@ class QueryPager:
             self.page_size,
         )
 
-    def page_stats(self, page: int) -> PageStats:
-        start = None
+    def page_stats(self, page: int, start: tuple[Any, ...] | None = None) -> PageStats:
+        """One aggregate of ``page``, from ``start`` (a key kept by ``starts.py``) or
+        from where a seek finds it."""
         if self.key is not None and page > 1:
-            start = self.seek(page)
+            start = self.seek(page) if start is None else start
             if start is None:
-                return PageStats(0, None, (0, None, None))
+                return NO_PAGE
         scope = self.scope(page, start)
         assert scope is not None
         stats = scope.slice(scope.keys, 0, None).aggregate(**self.aggregates())

@@ -41,11 +41,13 @@ class Bound(NamedTuple):
 
 
 class PageRun(NamedTuple):
-    """One page: where it starts (``None``: the section's start), its rows, its lastmod."""
+    """One page: where it starts (``None``: the section's start), its rows, its lastmod,
+    and the key of its first row (what a seek of the page finds, ``kept.py``)."""
 
     bound: Bound | None
     rows: int
     lastmod: LastmodValue | None
+    first: tuple[Any, ...] | None = None
 
 
 class SectionPages(NamedTuple):
@@ -74,8 +76,17 @@ def aggregates(pager: QueryPager) -> dict[str, Any]:
         found["lastmod"] = Max(pager.lastmod_path)
     assert pager.key is not None
     if len(pager.key) == 1:
-        found["edge"] = Min("pk") if pager.key[0].descending else Max("pk")
+        descending = pager.key[0].descending
+        found["edge"] = Min("pk") if descending else Max("pk")
+        found["first"] = Max("pk") if descending else Min("pk")
     return found
+
+
+def first_key(bound: Bound | None, stats: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A page's first key: its one column's first value, or where it starts from."""
+    if "first" in stats:
+        return (stats["first"],)
+    return None if bound is None else bound.values
 
 
 def condition(key: Sequence[KeyColumn], bound: Bound) -> Q:
@@ -98,7 +109,7 @@ def walk(pager: QueryPager, bound: Bound | None) -> Iterator[PageRun]:
         stats = rows[:size].aggregate(**found)
         if stats["count"] == 0:
             return
-        yield PageRun(bound, stats["count"], stats.get("lastmod"))
+        yield PageRun(bound, stats["count"], stats.get("lastmod"), first_key(bound, stats))
         if stats["count"] < size:
             return
         bound = next_bound(pager, rows, stats.get("edge"))
@@ -183,7 +194,8 @@ def updated(
         stats = rows.aggregate(**aggregates(pager))
         count = stats["count"]
         if count == run.rows or (last and 0 < count <= pager.page_size):
-            pages[index] = PageRun(run.bound, count, stats.get("lastmod"))
+            first = first_key(run.bound, stats)
+            pages[index] = PageRun(run.bound, count, stats.get("lastmod"), first)
             continue
         # Its count moved: every later page starts elsewhere now.
         return SectionPages((*pages[:index], *walk(pager, run.bound)))

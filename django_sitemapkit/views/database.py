@@ -33,8 +33,10 @@ from django_sitemapkit.locations.policy import index_path, page_path
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.disallowed import exclusion_fingerprint
-from django_sitemapkit.sources.plan import compile_plan
+from django_sitemapkit.sources.pages import NO_PAGE, PageStats
+from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.skips import Tally
+from django_sitemapkit.sources.starts import start_of
 from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.http import (
     HTML,
@@ -156,7 +158,7 @@ def database_page(
     if source is None:
         raise Http404(f"No sitemap section named {section!r} on site {site.name!r}.")
     plan = compile_plan(source, site)
-    stats = plan.pager.page_stats(page)
+    stats = page_stats(plan, page)
     if stats.rows == 0:
         raise Http404(f"Sitemap section {section!r} has no page {page}.")
     etag = None
@@ -199,6 +201,20 @@ def database_page(
         )
 
     return document_response(request, representation, etag, stats.lastmod, body)
+
+
+def page_stats(plan: Plan, page: int) -> PageStats:
+    """The page's aggregate; a page after the first of a queryset section starts at a
+    key kept per process (``sources/starts.py``): under the change record's version
+    where it covers the section, else under the section's own validator, or sought."""
+    pager = plan.queryset
+    if pager is None or pager.key is None or page == 1:
+        return plan.pager.page_stats(page)
+    # Here, not at the top: see index_response().
+    from django_sitemapkit.changes.index import page_validator
+
+    start = start_of(pager, page, page_validator(plan))
+    return NO_PAGE if start is None else pager.page_stats(page, start)
 
 
 def page_cut(encoder: Encoder, section: str, page: int) -> None:

@@ -1,24 +1,23 @@
 """The case table of ``manage.py benchmark_sitemaps``: each case declared once.
 
-An entry (a ``CaseSpec`` of bench/specs.py) says what the case measures, where
-its child process makes it, how the parent runs it, which table it reads, how
-many entries its document must list, and which parts of the report it feeds. The
-``--cases`` groups, the rows seeded, the checks of each run, the children's
-dispatch and the report all read this table; ``RATIOS`` names the pairs of cases
-the report divides, in the order it prints them.
+An entry (a ``CaseSpec`` of bench/specs.py) says what the case measures, where its child process
+makes it, how the parent runs it, which table it reads, how many entries its document must list,
+and which parts of the report it feeds. The ``--cases`` groups, the rows seeded, the checks of
+each run, the children's dispatch and the report all read this table; ``RATIOS`` names the pairs
+of cases the report divides, in the order it prints them.
 
-To add a case: write its maker (a function of the run's ``Plan`` that returns an
-object with ``setup()`` and ``run(check)``, see bench/measuring.py), and add its
-entry to ``CASES`` where it should run and be reported; a ratio to ``RATIOS``.
-
-This module imports no case: ``make`` is a dotted name, imported only by the child
-that runs the case (some load django.contrib.sitemaps, the sites framework, Celery).
+To add a case: write its maker (a function of the run's ``Plan`` returning an object
+with ``setup()`` and ``run(check)``, bench/measuring.py), and its entry in ``CASES``
+where it should run and be reported; a ratio in ``RATIOS``. This module imports no
+case: ``make`` is a dotted name, imported only by the child that runs the case
+(some load django.contrib.sitemaps, the sites framework, Celery).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.deep_specs import DEEP_GROUP, deep_cases
 from bench.fresh_specs import FRESH_GROUP, FRESH_RATIOS, fresh_cases
 from bench.specs import (
     ALL,
@@ -210,6 +209,7 @@ CASES: tuple[CaseSpec, ...] = (
     ),
     *thirdparty_cases(),  # Wagtail's, django CMS's: bench/thirdparty_specs.py
     *fresh_cases(),  # SITEMAPKIT_CHANGES: bench/fresh_specs.py
+    *deep_cases(),  # page N at page 1's cost, the index's 304: bench/deep_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
@@ -218,7 +218,7 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (
         *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
-        *(THIRDPARTY_GROUP, FRESH_GROUP, ALL),
+        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, ALL),
     )
 }
 GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
