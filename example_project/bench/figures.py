@@ -7,8 +7,9 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from bench.ratios import Ratio
 from bench.sizes import Plan
-from bench.table import BY_NAME, TURN_PAIRS, Ratio
+from bench.table import BY_NAME, TURN_PAIRS
 
 MIB = 1024 * 1024
 # What a ratio's measure names, and the column of Figures.row() it divides.

@@ -15,10 +15,10 @@ case: ``make`` is a dotted name, imported only by the child that runs the case
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bench.deep_specs import DEEP_GROUP, deep_cases
+from bench.floor_specs import FLOOR_GROUP, FLOOR_RATIOS, floor_cases
 from bench.fresh_specs import FRESH_GROUP, FRESH_RATIOS, fresh_cases
+from bench.ratios import MEMORY, Ratio, against
 from bench.specs import (
     ALL,
     BUILD_TABLE,
@@ -210,6 +210,7 @@ CASES: tuple[CaseSpec, ...] = (
     *thirdparty_cases(),  # Wagtail's, django CMS's: bench/thirdparty_specs.py
     *fresh_cases(),  # SITEMAPKIT_CHANGES: bench/fresh_specs.py
     *deep_cases(),  # page N at page 1's cost, the index's 304: bench/deep_specs.py
+    *floor_cases(),  # ours and the cursor floor in turns: bench/floor_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
@@ -218,7 +219,7 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (
         *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
-        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, ALL),
+        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, FLOOR_GROUP, ALL),
     )
 }
 GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
@@ -240,20 +241,6 @@ TURN_PAIRS = {
 # -- the ratios the report prints, in its order ---------------------------------------
 
 
-@dataclass(frozen=True)
-class Ratio:
-    numerator: str
-    denominator: str
-    # "time", "extra RSS", "tracemalloc peak"; or "TTFB", the numerator's time to
-    # first byte over its whole time (the denominator is then the numerator).
-    measure: str = "time"
-
-
-def against(numerator: str, denominator: str, *measures: str) -> tuple[Ratio, ...]:
-    return tuple(Ratio(numerator, denominator, measure) for measure in measures or ("time",))
-
-
-MEMORY = ("time", "extra RSS", "tracemalloc peak")
 RATIOS: tuple[Ratio, ...] = (
     *against("contrib", "ours", *MEMORY, "CPU with the database server"),
     # The drop-in against contrib's view, over the same sitemaps dict.
@@ -287,11 +274,11 @@ RATIOS: tuple[Ratio, ...] = (
     *(Ratio(second, first) for first, second in TURN_PAIRS.values()),
     # Wagtail's own view against the native source, on the same pages.
     *against("wagtail-contrib", "wagtail-native", *MEMORY),
-    *(Ratio(*names) for names in FRESH_RATIOS),  # a save with its record; build / refresh
+    # A save with its record; build / refresh; ours over the cursor floor, in turns.
+    *(Ratio(*names) for names in (*FRESH_RATIOS, *FLOOR_RATIOS)),
 )
 
-# A case declared twice, or a ratio naming no case, would be silently dropped
-# from the runs or the report: fail at import instead.
+# A case declared twice, or a ratio naming no case, would be dropped: fail at import.
 _unknown = {name for each in RATIOS for name in (each.numerator, each.denominator)} - {*BY_NAME}
 if len(BY_NAME) != len(CASES) or _unknown:
     raise RuntimeError(

@@ -52,6 +52,7 @@ def pooled(name: str, children: list[dict[str, Any]]) -> dict[str, Any]:
         "min": min(seconds),
         "cpu": cpu,
         "cpu_median": statistics.median(cpu),
+        "cpu_with_server": pooled_values(children, "cpu_with_server"),
         "ttfb": ttfbs,
         "ttfb_median": statistics.median(known) if known else None,
         "bytes_per_run": [value for child in children for value in child["bytes_per_run"]],
@@ -61,3 +62,11 @@ def pooled(name: str, children: list[dict[str, Any]]) -> dict[str, Any]:
             for step in children[0]["steps"]
         },
     }
+
+
+def pooled_values(children: list[dict[str, Any]], key: str) -> list[float] | None:
+    """Every child's runs of a measure, or ``None`` unless every child measured it."""
+    found = [child.get(key) for child in children]
+    if any(values is None for values in found):
+        return None
+    return [value for values in found if values is not None for value in values]
