@@ -24,6 +24,17 @@ CHILD_ENV_DROPPED = (
     "SITEMAPKIT_OUTPUT_DIR",
 )
 
+#: coverage.py's variables, with which a Python process measures itself (``patch`` in
+#: pyproject.toml's [tool.coverage.run] passes them on to every process the suite
+#: starts): left out of the environment of a process that runs none of this
+#: package's code worth measuring, whose measuring would only cost CPU.
+COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+
+
+def unmeasured(environ: dict[str, str]) -> dict[str, str]:
+    """``environ`` without coverage.py's variables (``COVERAGE_VARIABLES``)."""
+    return {key: value for key, value in environ.items() if key not in COVERAGE_VARIABLES}
+
 
 def manage(
     *args: str, settings: str | None = None, env: dict[str, str] | None = None

@@ -19,12 +19,11 @@ none), so a test that failed holding one never holds up the next.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from shard_hooks import asked
+from shard_hooks import asked, hold
 
 
 def hold_if_asked(execute: Callable[..., Any], sql: str, *args: Any) -> Any:
@@ -45,21 +44,6 @@ def locked() -> bool:
     output = Path(getattr(settings, "SITEMAPKIT_OUTPUT_DIR"))  # noqa: B009  # a test's setting
     builds = output.parent / f".{output.name}.builds"
     return builds.is_dir() and any(p.name.endswith(PARTIAL_SUFFIX) for p in builds.iterdir())
-
-
-def hold(now: dict[str, Any], path: str) -> None:
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return
-    with os.fdopen(descriptor, "w") as marker:
-        marker.write(str(os.getpid()))
-    deadline = time.monotonic() + float(now.get("pause_seconds", 60))
-    release = now.get("release_file")
-    while time.monotonic() < deadline and not (release and os.path.exists(release)):
-        if asked().get("pause_file") != path:
-            return
-        time.sleep(0.05)
 
 
 def connect() -> None:

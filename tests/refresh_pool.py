@@ -11,15 +11,14 @@ import datetime as dt
 import re
 import sqlite3
 import subprocess
-import sys
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 from built_sets import snapshot, undated
+from forked_manage import Forks
 from processes import manage
-from worker_pool import KEPT, ROWS, SEED, stop
+from worker_pool import ROWS, SEED, Workers, stop
 
 from django_sitemapkit.names import INDEX_FILENAME
 
@@ -34,101 +33,42 @@ CLEAN = (
 )
 
 
-class Refreshers:
-    """The module's workers, database and directory."""
+class Refreshers(Workers):
+    """The module's workers, database and directory. The seeding runs without change
+    capture (its deletes are no change to refresh), in forks of their own."""
 
     def __init__(self, env: dict[str, str], tmp: Path, sqlite_file: Path | None) -> None:
-        self.env = env
-        self.tmp = tmp
+        super().__init__(env, tmp, "r", {"SITEMAPKIT_TEST_REFRESH_WORKER": "1"})
         self.out = Path(env["SITEMAPKIT_TEST_OUTPUT_DIR"])
-        self.hooks = Path(env["SITEMAPKIT_TEST_HOOKS"])
         self.sqlite_file = sqlite_file
-        self.celery: list[subprocess.Popen[bytes]] = []
-        self.workers: list[subprocess.Popen[bytes]] = []
-        self.logs: list[Path] = []
-        self.starts: list[int] = []
-
-    def start(self, program: list[str], log: Path) -> subprocess.Popen[bytes]:
-        with open(log, "ab") as output:
-            return subprocess.Popen(
-                [sys.executable, "-m", *program],
-                env={**self.env, "SITEMAPKIT_TEST_REFRESH_WORKER": "1"},
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    def start_celery(self) -> None:
-        stop(self.celery)
-        self.celery = []
-        for number in (1, 2):
-            command = [
-                "celery", "-A", "celery_app", "worker", "--concurrency", "1",
-                "--hostname", f"r{number}@%h", "--without-gossip", "--without-mingle",
-                "--without-heartbeat", "--loglevel", "info",
-            ]  # fmt: skip
-            self.celery.append(self.start(command, self.tmp / f"celery-{number}.log"))
-
-    def start_db_workers(self) -> None:
-        """Two ``db_worker`` processes, stopped after the test."""
-        self.workers = [
-            self.start(
-                ["django", "db_worker", "--interval", "0.1"], self.tmp / f"tasks-{number}.log"
-            )
-            for number in (1, 2)
-        ]
+        self.seeding = Forks({**env, "SITEMAPKIT_TEST_CHANGES": ""})
 
     def reset(self, redis_url: str) -> None:
-        import redis
-        from celery import Celery
-
-        self.hooks.write_text("{}")
-        stop(self.workers)
-        self.workers = []
-        if any(worker.poll() is not None for worker in self.celery):
-            self.start_celery()
-        queue = redis.Redis.from_url(redis_url)
-        left = [key for key in queue.scan_iter() if not bytes(key).startswith(KEPT)]
-        if left:
-            queue.delete(*left)
-        inspect = Celery(broker=redis_url).control.inspect(timeout=1)
-        deadline = time.monotonic() + 60
-        while True:
-            answers = [inspect.active(), inspect.reserved(), inspect.scheduled()]
-            if all(a is not None and len(a) == 2 and not any(a.values()) for a in answers):
-                break
-            assert time.monotonic() < deadline, f"workers still busy or silent: {answers}"
-            time.sleep(0.2)
-        # Without capture: the seed's deletes are no change to refresh.
-        self.seed(f"{SEED}; {CLEAN}", SITEMAPKIT_TEST_CHANGES="")
-        built = self.manage("build_sitemaps", "--verbosity", "0")
+        self.idle(redis_url)
+        seeded = self.seeding.manage("shell", "-c", f"{SEED}; {CLEAN}")
+        assert seeded.returncode == 0, seeded.stderr
+        built = self.forks.manage("build_sitemaps", "--verbosity", "0")
         assert built.returncode == 0, built.stderr
-        self.logs = sorted(self.tmp.glob("*.log"))
-        self.starts = [log.stat().st_size for log in self.logs]
+        self.mark(self.tmp)
+
+    def start_db_workers(self, directory: Path | None = None) -> None:
+        """Two ``db_worker`` processes, logging beside the Celery workers."""
+        super().start_db_workers(self.tmp if directory is None else directory)
 
     def manage(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        """``manage.py <args>`` in a new process, ``env`` added to the module's."""
         return manage(*args, settings="refresh", env={**self.env, **env})
 
     def seed(self, code: str, **env: str) -> str:
-        """Run ``code`` in ``manage.py shell``: the last line it printed."""
+        """Run ``code`` in ``manage.py shell``, in a process of its own as a request
+        saving rows would be: the last line it printed."""
         done = self.manage("shell", "-c", code, **env)
         assert done.returncode == 0, done.stderr
         return (done.stdout.splitlines() or [""])[-1]
 
-    def ask(self, **hooks: Any) -> None:
-        import json
-
-        self.hooks.write_text(json.dumps(hooks))
-
-    def logged(self) -> list[str]:
+    def logged(self, logs: list[Path] | None = None) -> list[str]:
         """What each worker logged during this test."""
-        found = []
-        for log in sorted(self.tmp.glob("*.log")):
-            start = dict(zip(self.logs, self.starts, strict=True)).get(log, 0)
-            with open(log, "rb") as read:
-                read.seek(start)
-                found.append(read.read().decode(errors="replace"))
-        return found
+        return super().logged(sorted(self.tmp.glob("*.log")) if logs is None else logs)
 
     def refreshes(self) -> list[int]:
         """The records each refresh of this test applied, as the workers logged them."""
@@ -137,6 +77,10 @@ class Refreshers:
     def received(self) -> int:
         """How many refresh tasks the Celery workers received during this test."""
         return sum(len(RECEIVED.findall(log)) for log in self.logged())
+
+    def close(self) -> None:
+        super().close()
+        self.seeding.close()
 
     def state(self) -> tuple[int, dt.datetime | None]:
         """The records pending, and the refresh row's ``due``."""
@@ -170,7 +114,7 @@ class Refreshers:
     def local(self) -> list[bytes]:
         """The pages of a whole build of the same rows, elsewhere (``pages()``)."""
         output = self.tmp / f"local-{time.monotonic_ns()}"
-        done = self.manage("build_sitemaps", "--output", str(output), "--verbosity", "0")
+        done = self.forks.manage("build_sitemaps", "--output", str(output), "--verbosity", "0")
         assert done.returncode == 0, done.stderr
         return pages(snapshot(output))
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -57,14 +58,27 @@ def pause_if_asked(now: dict[str, Any], payload: Any, task: str) -> None:
         return
     if payload.get("section") != "articles" or str(payload.get("page")) != str(page):
         return
+
+    def job_and_task() -> None:
+        with open(f"{path}.json", "w") as job:
+            json.dump(payload, job)
+        with open(f"{path}.task", "w") as named:
+            named.write(task)
+
+    hold(now, path, job_and_task)
+
+
+def hold(now: dict[str, Any], path: str, first: Callable[[], None] | None = None) -> None:
+    """Held up as ``now`` asks: ``path`` created by the one process that holds up
+    (``O_EXCL``), ``first`` called then, and the pid written; until ``release_file``
+    exists, ``pause_seconds`` have passed, or the file names another ``pause_file``.
+    The one home of the hold, for the shard's and the refresh's (tests/refresh_hooks.py)."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return
-    with open(f"{path}.json", "w") as job:
-        json.dump(payload, job)
-    with open(f"{path}.task", "w") as named:
-        named.write(task)
+    if first is not None:
+        first()
     with os.fdopen(descriptor, "w") as marker:
         marker.write(str(os.getpid()))
     deadline = time.monotonic() + float(now.get("pause_seconds", 60))

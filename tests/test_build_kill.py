@@ -47,7 +47,7 @@ from kill_builds import (
     python,
 )
 from kill_runner import generation_time
-from processes import TESTS, manage
+from processes import TESTS, manage, unmeasured
 from pytest_django.live_server_helper import LiveServer
 from settings import named_database
 
@@ -73,9 +73,10 @@ def shared_env(tmp_path: Path) -> dict[str, str]:
     pyproject.toml): the runner's hundred builds run the code of the build
     that the in-process tests measure, and measuring them doubled the CPU this
     test costs CI."""
-    unmeasured = {"COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"}
-    env = {key: value for key, value in os.environ.items() if key not in unmeasured}
-    env |= {"PYTHONPATH": str(TESTS), "DJANGO_SETTINGS_MODULE": "settings_kill"}
+    env = unmeasured(dict(os.environ)) | {
+        "PYTHONPATH": str(TESTS),
+        "DJANGO_SETTINGS_MODULE": "settings_kill",
+    }
     if connection.vendor == "sqlite":
         env["SITEMAPKIT_TEST_SQLITE_FILE"] = str(tmp_path / "db.sqlite3")
         migrated = manage("migrate", "--verbosity", "0", settings="kill", env=env)

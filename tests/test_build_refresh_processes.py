@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from built_sets import snapshot
 from django.db import connection
-from processes import TESTS, manage
+from processes import TESTS, manage, unmeasured
 from settings import named_database
 
 from django_sitemapkit.names import MANIFEST_FILENAME
@@ -35,9 +35,10 @@ ROWS = 200  # four pages of fifty (tests/settings_kill.py)
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The processes' environment: the settings and the database they share."""
-    unmeasured = {"COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"}
-    found = {key: value for key, value in os.environ.items() if key not in unmeasured}
-    found |= {"PYTHONPATH": str(TESTS), "DJANGO_SETTINGS_MODULE": "settings_kill"}
+    found = unmeasured(dict(os.environ)) | {
+        "PYTHONPATH": str(TESTS),
+        "DJANGO_SETTINGS_MODULE": "settings_kill",
+    }
     if connection.vendor == "sqlite":
         found["SITEMAPKIT_TEST_SQLITE_FILE"] = str(tmp_path / "db.sqlite3")
         migrated = manage("migrate", "--verbosity", "0", settings="kill", env=found)

@@ -75,13 +75,12 @@ def pool(
         "SITEMAPKIT_TEST_SHARD_TIMEOUT": str(LEASE),
     }
     each = Refreshers(env, tmp, tmp / "db.sqlite3" if database is None else None)
-    migrated = each.manage("migrate", "--verbosity", "0")
-    assert migrated.returncode == 0, migrated.stderr
-    each.start_celery()
     try:
+        each.migrate()
+        each.start_celery()
         yield each
     finally:
-        stop(each.celery + each.workers)
+        each.close()
 
 
 @pytest.fixture
@@ -91,7 +90,7 @@ def refreshers(pool: Refreshers, redis_server: str) -> Iterator[Refreshers]:
         yield pool
     finally:
         pool.ask()
-        stop(pool.workers)
+        stop(pool.db_workers)
 
 
 def wait_for_pid(path: Path) -> int:

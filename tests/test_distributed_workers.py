@@ -30,7 +30,7 @@ import redis
 from celery import Celery
 from django.db import connection
 from django.test import Client, override_settings
-from processes import TESTS, manage
+from processes import TESTS
 from s3_endpoint import empty_bucket
 from worker_pool import ROWS, Pool, Shared, pool_env, stop
 
@@ -77,13 +77,12 @@ def pool(
     each = Pool(
         pool_env(redis_server, s3_server.storage(bucket), tmp, database), s3_server, bucket, tmp
     )
-    migrated = manage("migrate", "--verbosity", "0", settings="distributed", env=each.env)
-    assert migrated.returncode == 0, migrated.stderr
-    each.start_celery()
     try:
+        each.migrate()
+        each.start_celery()
         yield each
     finally:
-        stop(each.celery)
+        each.close()
         s3_server.start()
         empty_bucket(client, bucket)
         client.delete_bucket(Bucket=bucket)
@@ -92,11 +91,10 @@ def pool(
 @pytest.fixture
 def shared(pool: Pool, redis_server: str, tmp_path: Path) -> Iterator[Shared]:
     pool.reset(redis_server)
-    each = Shared(pool, tmp_path)
     try:
-        yield each
+        yield Shared(pool, tmp_path)
     finally:
-        stop(each.workers)
+        stop(pool.db_workers)
 
 
 def postgresql_only() -> None:
@@ -127,13 +125,11 @@ def test_the_workers_build_the_set_a_local_build_writes(shared: Shared, via: str
         logs = shared.celery_logs()
         assert all("render_shard" in log for log in logs), logs
     else:
-        workers = shared.manage(
-            "shell",
-            "-c",
+        workers = shared.seed(
             "from django_tasks_db.models import DBTaskResult; "
             "print(len({w for r in DBTaskResult.objects.all() for w in r.worker_ids}))",
         )
-        assert workers.stdout.splitlines()[-1] == "2", (workers.stdout, workers.stderr)
+        assert workers == "2", workers
     # The views answer from the bucket.
     storage = json.loads(shared.env["SITEMAPKIT_TEST_S3_STORAGE"])
     with override_settings(

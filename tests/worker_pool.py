@@ -1,14 +1,15 @@
-"""The processes of the real-worker tests (tests/test_distributed_workers.py), and
-what their tests share.
+"""The worker processes of the real-worker tests (tests/test_distributed_workers.py,
+tests/test_changes_workers.py), and what their tests share.
 
-Two Celery workers serve every test of the module: started once (each start
+Two Celery workers serve every test of a module: started once (each start
 costs seconds of CPU, the most of a test's), checked and made idle before each
-test, stopped after the last. The database (an SQLite file, or the
-PostgreSQL test database), the bucket and Redis are the module's too, and put
-back as each test expects them: the rows seeded afresh, the bucket emptied,
-no task left in Redis, nothing asked of the workers (tests/shard_hooks.py).
-``db_worker`` processes, which only two tests use, are started by each of
-them.
+test, stopped after the last. The database (an SQLite file, or the PostgreSQL
+test database) and Redis are the module's too, and put back as each test
+expects them: no task left in Redis, nothing asked of the workers
+(tests/shard_hooks.py), the rows seeded afresh. The commands of the setup (the
+migration, the seeding, the local builds each set is compared with) run in
+processes forked from one that has Django set up (tests/forked_manage.py).
+``db_worker`` processes, which only some tests use, are started by each of them.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from built_sets import snapshot, without_times
+from forked_manage import Forks
 from processes import TESTS, manage
-from s3_endpoint import empty_bucket
 from settings import named_database
 
 ROWS = 600  # 12 shards of 50 rows (tests/settings_distributed.py), and the pages
@@ -39,6 +40,8 @@ SEED = (
 )
 # The keys Celery's workers declare once, at their start: the queues' bindings.
 KEPT = b"_kombu.binding."
+#: What each test finds the workers doing: nothing, whether taken, held or due later.
+BUSY_STATES = ("active", "reserved", "scheduled")
 
 
 def stop(processes: list[subprocess.Popen[bytes]]) -> None:
@@ -53,57 +56,80 @@ def stop(processes: list[subprocess.Popen[bytes]]) -> None:
             process.wait()
 
 
-class Pool:
-    """The module's processes and services; ``Shared`` is one test's view of them."""
+class Workers:
+    """A module's two Celery workers (named ``<hostname>1`` and ``2``), its setup
+    commands, and the ``db_worker`` processes of the test running. ``worker_env`` adds
+    to ``env`` in the workers' processes only."""
 
-    def __init__(self, env: dict[str, str], s3_server: Any, bucket: str, tmp: Path) -> None:
+    def __init__(
+        self, env: dict[str, str], tmp: Path, hostname: str, worker_env: dict[str, str]
+    ) -> None:
         self.env = env
-        self.s3_server = s3_server
-        self.client = s3_server.client()
-        self.bucket = bucket
         self.tmp = tmp
+        self.hostname = hostname
+        self.worker_env = {**env, **worker_env}
         self.hooks = Path(env["SITEMAPKIT_TEST_HOOKS"])
         self.celery: list[subprocess.Popen[bytes]] = []
-        self.logs = [tmp / "celery-1.log", tmp / "celery-2.log"]
+        self.db_workers: list[subprocess.Popen[bytes]] = []
+        self.celery_logs = [tmp / "celery-1.log", tmp / "celery-2.log"]
+        #: Each log's size when the test running started.
+        self.starts: dict[Path, int] = {}
+        self.forks = Forks(env)
+
+    def start(self, program: list[str], log: Path) -> subprocess.Popen[bytes]:
+        with open(log, "ab") as output:
+            return subprocess.Popen(
+                [sys.executable, "-m", *program],
+                env=self.worker_env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
     def start_celery(self) -> None:
         stop(self.celery)
         self.celery = []
-        for number, log in enumerate(self.logs, 1):
+        for number, log in enumerate(self.celery_logs, 1):
             command = [
-                sys.executable, "-m", "celery", "-A", "celery_app", "worker",
-                "--concurrency", "1", "--hostname", f"w{number}@%h", "--without-gossip",
+                "celery", "-A", "celery_app", "worker", "--concurrency", "1",
+                "--hostname", f"{self.hostname}{number}@%h", "--without-gossip",
                 "--without-mingle", "--without-heartbeat", "--loglevel", "info",
             ]  # fmt: skip
-            with open(log, "ab") as output:
-                self.celery.append(
-                    subprocess.Popen(
-                        command,
-                        env=self.env,
-                        stdout=output,
-                        stderr=subprocess.STDOUT,
-                        start_new_session=True,
-                    )
-                )
+            self.celery.append(self.start(command, log))
 
-    def reset(self, redis_url: str) -> None:
-        """The state every test starts from."""
+    def start_db_workers(self, directory: Path) -> None:
+        """Two ``db_worker`` processes, logging in ``directory``, stopped after the test."""
+        self.db_workers += [
+            self.start(["django", "db_worker", "--interval", "0.1"], directory / f"tasks-{n}.log")
+            for n in (1, 2)
+        ]
+
+    def migrate(self) -> None:
+        migrated = self.forks.manage("migrate", "--verbosity", "0")
+        assert migrated.returncode == 0, migrated.stderr
+
+    def idle(self, redis_url: str) -> None:
+        """The state every test starts from, but for the rows: nothing asked, no task
+        left, both workers up and idle."""
         import redis
         from celery import Celery
 
-        # Nothing asked: a shard a failed test held goes on at once.
+        # Nothing asked: a shard or refresh a failed test held goes on at once.
         self.hooks.write_text("{}")
+        stop(self.db_workers)
+        self.db_workers = []
         if any(worker.poll() is not None for worker in self.celery):
             self.start_celery()
         queue = redis.Redis.from_url(redis_url)
         left = [key for key in queue.scan_iter() if not bytes(key).startswith(KEPT)]
         if left:
             queue.delete(*left)
-        # Idle: no shard of an earlier test still being rendered into the bucket.
-        inspect = Celery(broker=redis_url).control.inspect(timeout=1)
+        # Idle: no shard or refresh of an earlier test still running. ``limit``: the
+        # answer as soon as both workers gave theirs, not after the whole timeout.
+        inspect = Celery(broker=redis_url).control.inspect(timeout=1, limit=len(self.celery))
         deadline = time.monotonic() + 60
         while True:
-            answers = [inspect.active(), inspect.reserved()]
+            answers = [getattr(inspect, state)() for state in BUSY_STATES]
             if all(
                 a is not None and len(a) == len(self.celery) and not any(a.values())
                 for a in answers
@@ -111,14 +137,53 @@ class Pool:
                 break
             assert time.monotonic() < deadline, f"workers still busy or silent: {answers}"
             time.sleep(0.2)
+
+    def mark(self, logs: Path) -> None:
+        """The logs of ``logs`` are read from here on (``logged()``)."""
+        self.starts = {log: log.stat().st_size for log in logs.glob("*.log")}
+
+    def ask(self, **hooks: Any) -> None:
+        """What the workers do (tests/shard_hooks.py, tests/refresh_hooks.py)."""
+        self.hooks.write_text(json.dumps(hooks))
+
+    def logged(self, logs: list[Path]) -> list[str]:
+        """What each of ``logs`` got during this test."""
+        found = []
+        for log in logs:
+            with open(log, "rb") as read:
+                read.seek(self.starts.get(log, 0))
+                found.append(read.read().decode(errors="replace"))
+        return found
+
+    def close(self) -> None:
+        stop(self.celery + self.db_workers)
+        self.forks.close()
+
+
+class Pool(Workers):
+    """The distributed builds' workers, bucket and database; ``Shared`` is one test's
+    view of them."""
+
+    def __init__(self, env: dict[str, str], s3_server: Any, bucket: str, tmp: Path) -> None:
+        super().__init__(env, tmp, "w", {})
+        self.s3_server = s3_server
+        self.client = s3_server.client()
+        self.bucket = bucket
+
+    def reset(self, redis_url: str) -> None:
+        """The state every test starts from."""
+        from s3_endpoint import empty_bucket
+
+        self.idle(redis_url)
         self.s3_server.start()
         empty_bucket(self.client, self.bucket)
-        seeded = manage("shell", "-c", SEED, settings="distributed", env=self.env)
+        seeded = self.forks.manage("shell", "-c", SEED)
         assert seeded.returncode == 0, seeded.stderr
+        self.mark(self.tmp)
 
 
 class Shared:
-    """What the processes of one test share, and how to run each of them."""
+    """What the processes of one distributed test share, and how to run each of them."""
 
     def __init__(self, pool: Pool, tmp_path: Path) -> None:
         self.pool = pool
@@ -126,17 +191,14 @@ class Shared:
         self.bucket = pool.bucket
         self.client = pool.client
         self.tmp_path = tmp_path
-        self.workers: list[subprocess.Popen[bytes]] = []
-        self.log_starts = [log.stat().st_size if log.exists() else 0 for log in pool.logs]
-
-    def ask(self, **hooks: Any) -> None:
-        """What the workers do at the start of each shard (tests/shard_hooks.py)."""
-        self.pool.hooks.write_text(json.dumps(hooks))
+        self.ask = pool.ask
 
     def manage(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        """``manage.py <args>`` in a new process, ``env`` added to the module's."""
         return manage(*args, settings="distributed", env={**self.env, **env})
 
     def build(self, via: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        """The coordinator, as a cron job runs it."""
         return self.manage("build_sitemaps", "--via", via, *args, **env)
 
     def popen_build(self, via: str, **env: str) -> subprocess.Popen[str]:
@@ -148,14 +210,16 @@ class Shared:
             text=True,
         )
 
-    def seed(self, code: str) -> None:
-        done = self.manage("shell", "-c", code)
+    def seed(self, code: str) -> str:
+        """``code`` run by ``manage.py shell`` (forked): the last line it printed."""
+        done = self.pool.forks.manage("shell", "-c", code)
         assert done.returncode == 0, done.stderr
+        return (done.stdout.splitlines() or [""])[-1]
 
     def local(self) -> dict[str, bytes]:
         """A local build of the same rows: its files as a web server sees them."""
         output = self.tmp_path / f"local-{time.monotonic_ns()}"
-        done = self.manage("build_sitemaps", "--output", str(output), "--verbosity", "0")
+        done = self.pool.forks.manage("build_sitemaps", "--output", str(output), "--verbosity", "0")
         assert done.returncode == 0, done.stderr
         return snapshot(output, built=False)
 
@@ -173,27 +237,11 @@ class Shared:
 
     def celery_logs(self) -> list[str]:
         """What each Celery worker logged during this test."""
-        found = []
-        for log, start in zip(self.pool.logs, self.log_starts, strict=True):
-            with open(log, "rb") as read:
-                read.seek(start)
-                found.append(read.read().decode(errors="replace"))
-        return found
+        return self.pool.logged(self.pool.celery_logs)
 
     def start_db_workers(self) -> None:
         """Two ``db_worker`` processes of django-tasks-db, stopped after the test."""
-        for number in (1, 2):
-            log = self.tmp_path / f"tasks-{number}.log"
-            with open(log, "wb") as output:
-                self.workers.append(
-                    subprocess.Popen(
-                        [sys.executable, "-m", "django", "db_worker", "--interval", "0.1"],
-                        env=self.env,
-                        stdout=output,
-                        stderr=subprocess.STDOUT,
-                        start_new_session=True,
-                    )
-                )
+        self.pool.start_db_workers(self.tmp_path)
 
 
 def pool_env(
