@@ -256,7 +256,7 @@ def test_validate_reads_the_kept_files_too(
         (gzip.compress(b"x" * 100, mtime=0)[:-4], 100, None),
         (gzip.compress(b"x" * 100, mtime=0) + b"\0", 100, None),
         (gzip.compress(b"x" * 100, mtime=0), 99, None),
-        # A few kilobytes that would decompress to 100 MB stop at 101 bytes (made in
+        # Some 400 kilobytes that would decompress to 100 MB stop at 101 bytes (made in
         # the test, not at every collection of this module).
         (None, 100, None),
     ],
@@ -275,7 +275,7 @@ def test_a_gz_is_read_whole_and_no_further_than_its_recorded_size(
 
 def zeros_gzip(size: int) -> bytes:
     """A gzip member of ``size`` zero bytes, compressed a megabyte at a time at level 1
-    (a fraction of gzip.compress()'s level 9 time, for the same few kilobytes)."""
+    (half gzip.compress()'s level 9 time)."""
     compressor = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     block = bytes(1 << 20)
     parts = [compressor.compress(block) for _ in range(size >> 20)]
