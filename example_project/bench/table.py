@@ -1,15 +1,14 @@
 """The case table of ``manage.py benchmark_sitemaps``: each case declared once.
 
-An entry (a ``CaseSpec`` of bench/specs.py) says what the case measures, where
-its child process makes it, how the parent runs it, which table it reads, how
-many entries its document must list, and which parts of the report it feeds. The
-``--cases`` groups, the rows seeded, the checks of each run, the children's
-dispatch and the report all read this table; ``RATIOS`` names the pairs of cases
-the report divides, in the order it prints them.
+An entry (a ``CaseSpec`` of bench/specs.py) says what the case measures, where its child process
+makes it, how the parent runs it, which table it reads, how many entries its document must list,
+and which parts of the report it feeds. The ``--cases`` groups, the rows seeded, the checks of
+each run, the children's dispatch and the report all read this table; ``RATIOS`` names the pairs
+of cases the report divides, in the order it prints them.
 
-To add a case: write its maker (a function of the run's ``Plan`` that returns an
-object with ``setup()`` and ``run(check)``, see bench/measuring.py), and add its
-entry to ``CASES`` where it should run and be reported; a ratio to ``RATIOS``.
+To add a case: write its maker (a function of the run's ``Plan`` that returns an object with
+``setup()`` and ``run(check)``, see bench/measuring.py), and add its entry to ``CASES`` where it
+should run and be reported; a ratio to ``RATIOS``.
 
 This module imports no case: ``make`` is a dotted name, imported only by the child
 that runs the case (some load django.contrib.sitemaps, the sites framework, Celery).
@@ -51,6 +50,7 @@ from bench.specs import (
     sites,
     verify,
 )
+from bench.speed_specs import SPEED_GROUP, SPEED_RATIOS, speed_cases
 from bench.thirdparty_specs import thirdparty_cases
 
 SERVING = "bench.serving_cases"
@@ -210,6 +210,7 @@ CASES: tuple[CaseSpec, ...] = (
     ),
     *thirdparty_cases(),  # Wagtail's, django CMS's: bench/thirdparty_specs.py
     *fresh_cases(),  # SITEMAPKIT_CHANGES: bench/fresh_specs.py
+    *speed_cases(),  # a build before a change and after: bench/speed_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
@@ -218,7 +219,7 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (
         *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
-        *(THIRDPARTY_GROUP, FRESH_GROUP, ALL),
+        *(THIRDPARTY_GROUP, FRESH_GROUP, SPEED_GROUP, ALL),
     )
 }
 GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
@@ -287,11 +288,10 @@ RATIOS: tuple[Ratio, ...] = (
     *(Ratio(second, first) for first, second in TURN_PAIRS.values()),
     # Wagtail's own view against the native source, on the same pages.
     *against("wagtail-contrib", "wagtail-native", *MEMORY),
-    *(Ratio(*names) for names in FRESH_RATIOS),  # a save with its record; build / refresh
+    *(Ratio(*names) for names in (*FRESH_RATIOS, *SPEED_RATIOS)),  # fresh_ and speed_specs
 )
 
-# A case declared twice, or a ratio naming no case, would be silently dropped
-# from the runs or the report: fail at import instead.
+# A case declared twice, or a ratio naming no case, would be dropped silently: fail at import.
 _unknown = {name for each in RATIOS for name in (each.numerator, each.denominator)} - {*BY_NAME}
 if len(BY_NAME) != len(CASES) or _unknown:
     raise RuntimeError(
