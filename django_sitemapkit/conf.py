@@ -35,8 +35,9 @@ MAX_BYTES = 52_428_800
 # element and a few entries.
 SMALLEST_MAX_BYTES = 1_024
 
-#: The default of ``SITEMAPKIT_GZIP_LEVEL``: zlib's own default level.
-GZIP_LEVEL = 6
+#: The default of ``SITEMAPKIT_GZIP_LEVEL``: the fastest level whose output was within 1 %
+#: of level 9's on the pages measured (docs/performance.md, "Faster builds").
+GZIP_LEVEL = 7
 
 #: Values of ``SITEMAPKIT_SERVE``.
 SERVE_CHOICES = ("database", "files", "files-or-database")
@@ -149,8 +150,6 @@ class Settings:
     )
     GZIP_LEVEL: Setting[int] = Setting(
         "int",
-        # Measured on a 50,000-URL page (docs/performance.md, "Faster builds"):
-        # level 9 costs about three times level 6's CPU for about 5 % fewer bytes.
         GZIP_LEVEL,
         "The zlib level of every `.xml.gz`, built or served, from 1 (fastest) to 9 (smallest).",
         WholeNumber(1, 9),

@@ -72,10 +72,10 @@ def test_each_gz_is_its_xml_at_the_configured_level(tmp_path: Path, level: int) 
 
 
 @pytest.mark.usefixtures("articles")
-def test_the_default_level_is_6(out: Path) -> None:
+def test_the_default_level_is_7(out: Path) -> None:
     build(out)
     for name, data in compressed(out).items():
-        assert data == at_level(6, (out / name.removesuffix(".gz")).read_bytes())
+        assert data == at_level(7, (out / name.removesuffix(".gz")).read_bytes())
 
 
 @pytest.mark.usefixtures("articles")
@@ -94,9 +94,7 @@ def test_a_new_level_writes_every_gz_again(out: Path) -> None:
         for name, data in compressed(out).items():
             assert data == at_level(9, xml[name.removesuffix(".gz")])
         rewritten = identities(out)
-        assert {name for name in before if before[name] != rewritten[name]} >= set(
-            compressed(out)
-        )
+        assert {name for name in before if before[name] != rewritten[name]} >= set(compressed(out))
         assert (out / "sitemap.xml").read_bytes() == index
         # And at 9 again, nothing.
         assert build(out).splitlines()[-1].startswith("Nothing changed: ")

@@ -44,12 +44,12 @@ def at_level(level: int, data: bytes) -> bytes:
     return compressor.compress(data) + compressor.flush()
 
 
-def test_the_default_level_is_6() -> None:
+def test_the_default_level_is_7() -> None:
     whole = b"".join(DOCUMENT)
-    assert b"".join(gzip_stream(DOCUMENT)) == at_level(6, whole)
+    assert b"".join(gzip_stream(DOCUMENT)) == at_level(7, whole)
 
 
-@pytest.mark.parametrize("level", [1, 6, 9])
+@pytest.mark.parametrize("level", [1, 6, 7, 9])
 def test_the_configured_level(level: int) -> None:
     whole = b"".join(DOCUMENT)
     with override_settings(SITEMAPKIT_GZIP_LEVEL=level):
@@ -59,7 +59,7 @@ def test_the_configured_level(level: int) -> None:
     assert compressed == threaded.getvalue() == at_level(level, whole)
     assert gzip.decompress(compressed) == whole
     # RFC 1952 section 2.3: XFL says 4 for the fastest level, 2 for the slowest.
-    assert compressed[8] == {1: 4, 6: 0, 9: 2}[level]
+    assert compressed[8] == {1: 4, 6: 0, 7: 0, 9: 2}[level]
 
 
 def test_a_level_given_is_used_whatever_the_setting() -> None:

@@ -23,6 +23,7 @@ import django_sitemapkit
 from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
+from django_sitemapkit.names import MANIFEST_FILENAME
 
 from bench.measuring import URL_TAG, streamed
 from bench.sizes import PAGE_MAX, Plan
@@ -31,7 +32,6 @@ from bench.speed_specs import LEVEL_RUNS, LEVELS
 
 #: zlib's gzip member: what the package's deterministic gzip writes (no name, MTIME 0).
 GZIP_WBITS = 16 + zlib.MAX_WBITS
-MANIFEST = "manifest.json"
 
 
 def backend_cpu() -> float | None:
@@ -51,7 +51,7 @@ def written(directory: Path) -> dict[str, Any]:
     found: dict[str, Any] = {"files": 0, "urls": 0, "xml_bytes": 0, "gzip_bytes": 0}
     digests = {"xml": hashlib.sha256(), "gz": hashlib.sha256()}
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        if path.name.startswith(".") or path.name == MANIFEST:
+        if path.name.startswith(".") or path.name == MANIFEST_FILENAME:
             continue
         data = path.read_bytes()
         kind = "gz" if path.name.endswith(".gz") else "xml"

@@ -98,7 +98,9 @@ class SpeedRuns:
                 f"CPU {figures['cpu'] * 1000:.1f} ms"
             )
         cpu = [figures["cpu"] for figures in found["levels"].values()]
-        return shaped(cpu, cpu, [0], [0], found["urls"], found["page_bytes"], **found)
+        return shaped(
+            cpu, cpu, [0], [0], found["urls"], found["page_bytes"], levels=found["levels"]
+        )
 
 
 def as_case(runs: list[dict[str, Any]]) -> dict[str, Any]:
