@@ -31,6 +31,8 @@ class SpeedRuns:
         self.log = log
         self.cases = cases
         self.runs = runs
+        #: The .gz digest of each build before, for the build at level 9 to compare.
+        self.before_gz: set[str] = set()
 
     def run(self, spec: CaseSpec) -> dict[str, dict[str, Any]]:
         if spec.name == "gzip-levels":
@@ -38,7 +40,10 @@ class SpeedRuns:
         if spec.name in PAIR:
             return self.rounds()
         found = self.child(spec.name)
-        return {spec.name: as_case([found])}
+        same = self.before_gz == {found["gz_digest"]} if self.before_gz else None
+        if same is not None:
+            self.log(f"{spec.name}: the .gz bytes of every build before: {'yes' if same else 'no'}")
+        return {spec.name: as_case([found], gz_of_before=same)}
 
     def child(self, name: str) -> dict[str, Any]:
         env = {}
@@ -69,6 +74,7 @@ class SpeedRuns:
             for name in names if turn % 2 == 0 else names[::-1]:
                 self.log(f"{name}: round {turn + 1} of {self.runs}...")
                 found[name].append(self.child(name))
+        self.before_gz = {run["gz_digest"] for run in found.get(PAIR[0], [])}
         digests = {run["xml_digest"] for runs in found.values() for run in runs}
         if len(digests) > 1:
             raise CommandError(f"{' and '.join(names)} wrote other .xml bytes.")
@@ -103,7 +109,7 @@ class SpeedRuns:
         )
 
 
-def as_case(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def as_case(runs: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
     """The builds of one case as the report's table reads a case; each run under ``fresh``."""
     servers = [run["server_cpu"] for run in runs if run["server_cpu"] is not None]
     return shaped(
@@ -115,4 +121,5 @@ def as_case(runs: list[dict[str, Any]]) -> dict[str, Any]:
         runs[0]["xml_bytes"],
         builds=runs,
         server_cpu_median=statistics.median(servers) if servers else None,
+        **more,
     )
