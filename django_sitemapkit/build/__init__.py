@@ -84,16 +84,17 @@ def build(
     """Build ``sources`` of ``site`` into ``destination``; ``partial`` keeps the other
     sections' files as they are.
 
-    ``jobs`` of 2 or more renders shards in that many processes. Each gzip
-    sibling is compressed on a thread of its own. ``renderer`` renders the
-    plan's shards instead (the workers of a distributed build). ``refresh``
+    ``jobs`` of 2 or more renders shards in that many processes, and
+    compresses each gzip sibling on a thread of its own. ``renderer`` renders
+    the plan's shards instead (the workers of a distributed build). ``refresh``
     plans each section from the change records (``touched.py``, ``--changed``).
     """
-    # zlib releases the GIL while it deflates, so the .gz is compressed beside the
-    # rendering, in one process too: a 10,000,000-row build took a fifth less wall
-    # time so (docs/performance.md, "Faster builds"). A refresh's wall time, from
-    # the commit to the served file, is its few shards'.
-    options = replace(options, gzip_in_thread=True)
+    # A refresh renders the few shards its records touch: its wall time, from the
+    # commit to the served file, is theirs, so each .gz is compressed beside them.
+    # Not a full build in one process: on the shared 2-core machine the thread
+    # took 10 % more CPU and no less wall time (docs/performance.md, "Faster builds").
+    threaded = options.gzip_in_thread or jobs > 1 or refresh is not None
+    options = replace(options, gzip_in_thread=threaded)
     refuse_unsafe_names(sources)
     # Each build reads the site's robots.txt afresh, once (SITEMAPKIT_ROBOTS).
     forget_robots()
