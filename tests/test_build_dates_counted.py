@@ -23,6 +23,7 @@ from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit.build.dates import counted_days
+from django_sitemapkit.encoding.encoder import Lines
 
 pytestmark = pytest.mark.django_db
 UTC = dt.timezone.utc
@@ -70,7 +71,7 @@ def touched(sources: Any) -> None:
 
 def test_the_days_of_the_lastmods_written_are_counted() -> None:
     days: Counter[str] = Counter()
-    runs = [
+    runs: list[Lines] = [
         (["<url>a</url>", "<url>b</url>"], ["2024-03-05T04:30:00+00:00", None]),
         (["<url>c</url>"], ["2024-03-05"]),
         ([], []),
