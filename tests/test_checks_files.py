@@ -134,6 +134,31 @@ def test_e023_gzip_links_without_gzip() -> None:
     ]
 
 
+@pytest.mark.parametrize("value", [1, 7, 9])
+def test_e113_gzip_level_in_range(value: int) -> None:
+    with override_settings(SITEMAPKIT_GZIP_LEVEL=value):
+        assert check_settings() == []
+
+
+# 0 is zlib's "stored" (no compression at all), -1 its alias of its default level.
+@pytest.mark.parametrize("value", [0, 10, -1, "7", 7.0, True, None])
+def test_e113_gzip_level(value: object) -> None:
+    with override_settings(SITEMAPKIT_GZIP_LEVEL=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_GZIP_LEVEL is {value!r}, not a whole number from 1 to 9.",
+                hint="Set SITEMAPKIT_GZIP_LEVEL to a whole number from 1 (fastest) to 9 "
+                "(smallest), such as 7 (the default), or remove it.",
+                id="sitemapkit.E113",
+            )
+        ]
+
+
+@override_settings(SITEMAPKIT_GZIP=False, SITEMAPKIT_GZIP_LINKS=True, SITEMAPKIT_GZIP_LEVEL=0)
+def test_e113_after_the_gzip_flags() -> None:
+    assert [error.id for error in check_settings()] == ["sitemapkit.E023", "sitemapkit.E113"]
+
+
 @pytest.mark.parametrize("value", ["file", "Files", "", None, ["files"]])
 def test_e024_serve(value: object) -> None:
     with override_settings(SITEMAPKIT_SERVE=value):
@@ -180,6 +205,7 @@ def test_e025_serving_files_from_nowhere(value: str) -> None:
         ("SITEMAPKIT_OUTPUT_DIR", "sitemaps", "E019"),
         ("SITEMAPKIT_STORAGE", "sitemaps", "E020"),
         ("SITEMAPKIT_GZIP", "no", "E022"),
+        ("SITEMAPKIT_GZIP_LEVEL", 0, "E113"),
         ("SITEMAPKIT_SERVE", "file", "E024"),
         ("SITEMAPKIT_SERVE", "files", "E025"),
     ],

@@ -5,9 +5,11 @@ import io
 import os
 import random
 import threading
+import zlib
 from collections.abc import Iterator
 
 import pytest
+from django.test import override_settings
 
 from django_sitemapkit.encoding.compression import PENDING_CHUNKS, gzip_stream, write_gzip_in_thread
 
@@ -34,6 +36,35 @@ def test_header_has_no_time_and_no_file_name() -> None:
     # RFC 1952 section 2.3: ID1 ID2 CM FLG MTIME(4) XFL OS.
     assert header[:4] == b"\x1f\x8b\x08\x00"
     assert header[4:8] == bytes(4)
+
+
+def at_level(level: int, data: bytes) -> bytes:
+    """One gzip member of ``data`` at ``level``, as zlib writes it (no name, MTIME 0)."""
+    compressor = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return compressor.compress(data) + compressor.flush()
+
+
+def test_the_default_level_is_7() -> None:
+    whole = b"".join(DOCUMENT)
+    assert b"".join(gzip_stream(DOCUMENT)) == at_level(7, whole)
+
+
+@pytest.mark.parametrize("level", [1, 6, 7, 9])
+def test_the_configured_level(level: int) -> None:
+    whole = b"".join(DOCUMENT)
+    with override_settings(SITEMAPKIT_GZIP_LEVEL=level):
+        compressed = b"".join(gzip_stream(DOCUMENT))
+        threaded = io.BytesIO()
+        write_gzip_in_thread(DOCUMENT, threaded)
+    assert compressed == threaded.getvalue() == at_level(level, whole)
+    assert gzip.decompress(compressed) == whole
+    # RFC 1952 section 2.3: XFL says 4 for the fastest level, 2 for the slowest.
+    assert compressed[8] == {1: 4, 6: 0, 7: 0, 9: 2}[level]
+
+
+def test_a_level_given_is_used_whatever_the_setting() -> None:
+    with override_settings(SITEMAPKIT_GZIP_LEVEL=1):
+        assert b"".join(gzip_stream(DOCUMENT, level=9)) == at_level(9, b"".join(DOCUMENT))
 
 
 def test_empty_input_is_a_valid_member() -> None:

@@ -91,6 +91,8 @@ def build(
     """
     # A refresh renders the few shards its records touch: its wall time, from the
     # commit to the served file, is theirs, so each .gz is compressed beside them.
+    # Not a full build in one process: on the shared 2-core machine the thread
+    # took 10 % more CPU and no less wall time (docs/performance.md, "Faster builds").
     threaded = options.gzip_in_thread or jobs > 1 or refresh is not None
     options = replace(options, gzip_in_thread=threaded)
     refuse_unsafe_names(sources)
@@ -136,7 +138,7 @@ def build_locked(
     plan = plan_build(destination, sources, options, site, partial, refresh)
     old, recorded, now = plan.old, plan.recorded, plan.now
     rendered = {shard.job.number: shard for shard in renderer(plan, destination)}
-    warn_touched(plan)
+    warn_touched(plan, rendered)
     published = {f.name: f for f in old.files()} if old is not None else {}
     new = NewSet(plan.inspection, options.gzip_links)
     for section in section_order(site, old):

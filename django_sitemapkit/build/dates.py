@@ -25,11 +25,16 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from django_sitemapkit.build.manifest import ManifestFile
 from django_sitemapkit.build.planning import BuildPlan
+from django_sitemapkit.build.report import RenderedShard
+from django_sitemapkit.encoding.encoder import Lines
 from django_sitemapkit.sources.lastmods import day_counts
+from django_sitemapkit.sources.plan import Plan
 from django_sitemapkit.values import Horizon, format_lastmod, parse_lastmod, utc_instant
 
 logger = logging.getLogger("django_sitemapkit")
@@ -69,36 +74,77 @@ def dated(
     return replace(file, lastmod=file_lastmod(file.newest, previous, same, now))
 
 
-def warn_touched(build: BuildPlan) -> None:
-    """Log each section the build renders whose dates look touched in bulk: one grouped
-    query a section of ``TOUCHED_ROWS`` rows or more, over the rows' days. Not in a
-    refresh (``--changed``): that query reads every row of the section, and a
-    refresh reads only the rows of its records' shards; the builds between them
-    warn."""
+def counts_days(plan: Plan) -> bool:
+    """Whether rendering ``plan``'s section counts the days of its lastmods: a dated
+    queryset section of one ``<url>`` a row (with languages, a row has several)."""
+    pager = plan.queryset
+    return pager is not None and pager.lastmod_path is not None and len(plan.languages) == 1
+
+
+def counted_days(runs: Iterable[Lines], days: Counter[str]) -> Iterator[Lines]:
+    """``runs`` as they are, the day of each ``<lastmod>`` counted into ``days`` on the
+    way: its first ten characters, the date, in UTC for a datetime (``format_lastmod()``),
+    as ``day_counts()`` groups the rows. So a build that renders the whole section
+    needs no query over its rows for the warning: at 10,000,000 rows that query took
+    two fifths of a build on SQLite, whose day of a datetime is a Python function per
+    row (docs/performance.md, "Faster builds")."""
+    for run in runs:
+        days.update([lastmod[:10] for lastmod in run[1] if lastmod is not None])
+        yield run
+
+
+def rendered_days(
+    build: BuildPlan, section: str, rendered: dict[int, RenderedShard]
+) -> list[tuple[object, int]] | None:
+    """The days counted while the section was rendered, if this build rendered all of
+    it here; else ``None`` (shards kept, or rendered by workers, which count nothing)."""
+    days: Counter[str] = Counter()
+    for shard in build.planned[section]:
+        found = None if shard.job is None else rendered.get(shard.job.number)
+        if found is None or found.days is None:
+            return None
+        days.update(found.days)
+    return list(days.items())
+
+
+def warn_touched(build: BuildPlan, rendered: dict[int, RenderedShard]) -> None:
+    """Log each section the build renders whose dates look touched in bulk: the days
+    counted while it was rendered (``counted_days()``), or, where this build rendered
+    only part of it, one grouped query a section of ``TOUCHED_ROWS`` rows or more, over
+    the rows' days. Not in a refresh (``--changed``): that query reads every row of
+    the section, and a refresh reads only the rows of its records' shards; the builds
+    between them warn."""
     if build.refreshed:
         return
-    rendered = {job.section for _, job in build.work}
+    sections = {job.section for _, job in build.work}
     for plan in build.plans:
         pager = plan.queryset
-        if plan.section not in rendered or pager is None or pager.lastmod_path is None:
+        if plan.section not in sections or pager is None or pager.lastmod_path is None:
             continue
         if sum(shard.rows or 0 for shard in build.planned[plan.section]) < TOUCHED_ROWS:
             continue
-        # The shape of the query that compares shards (a GROUP BY on the section's
-        # rows): a database that answered that one answers this.
-        days = day_counts(pager)
-        dated_rows = sum(rows for _, rows in days)
-        day, rows = max(days, key=lambda found: (found[1], found[0]), default=(None, 0))
-        if dated_rows >= TOUCHED_ROWS and rows > dated_rows * TOUCHED_SHARE:
-            logger.warning(
-                "Section %r: %s of its %s dated rows (%d %%) have their lastmod on %s (UTC). "
-                "If that day was a change made to every row (a migration, a script, an "
-                "import that saved them again) rather than edits of their pages, the dates "
-                "say nothing, and search engines learn to distrust them: set lastmod only "
-                "when a page's content changes.",
-                plan.section,
-                f"{rows:,}",
-                f"{dated_rows:,}",
-                100 * rows // dated_rows,
-                day,
-            )
+        days = rendered_days(build, plan.section, rendered)
+        if days is None:
+            # The shape of the query that compares shards (a GROUP BY on the section's
+            # rows): a database that answered that one answers this.
+            days = list(day_counts(pager))
+        warn_of(plan.section, days)
+
+
+def warn_of(section: str, days: list[tuple[object, int]]) -> None:
+    """The warning, if one day holds more than ``TOUCHED_SHARE`` of the dated rows."""
+    dated_rows = sum(rows for _, rows in days)
+    day, rows = max(days, key=lambda found: (found[1], str(found[0])), default=(None, 0))
+    if dated_rows >= TOUCHED_ROWS and rows > dated_rows * TOUCHED_SHARE:
+        logger.warning(
+            "Section %r: %s of its %s dated rows (%d %%) have their lastmod on %s (UTC). "
+            "If that day was a change made to every row (a migration, a script, an "
+            "import that saved them again) rather than edits of their pages, the dates "
+            "say nothing, and search engines learn to distrust them: set lastmod only "
+            "when a page's content changes.",
+            section,
+            f"{rows:,}",
+            f"{dated_rows:,}",
+            100 * rows // dated_rows,
+            day,
+        )

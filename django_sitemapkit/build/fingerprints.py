@@ -56,6 +56,9 @@ def settings_fingerprint(site: SitemapSite, options: BuildOptions) -> str:
             "base_url": site.base_url,
             "directory": sitemap_directory(),
             "gzip": options.gzip,
+            # The .gz bytes depend on the level: a set compressed at another one is
+            # rendered again, and a worker set up with another refuses its job.
+            **({"gzip_level": conf.GZIP_LEVEL} if options.gzip else {}),
             "gzip_links": options.gzip_links,
             "max_bytes": conf.MAX_BYTES,
             # Only when set: the sets built without it keep their fingerprint.

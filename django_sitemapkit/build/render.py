@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from typing import IO, Any
 
 from django.db import connections, transaction
 
+from django_sitemapkit.build.dates import counted_days, counts_days
 from django_sitemapkit.build.destinations import Staging
 from django_sitemapkit.build.manifest import ManifestFile, encode_stats
 from django_sitemapkit.build.options import BuildOptions
@@ -168,6 +170,7 @@ def render_shard(
     rendered = RenderedShard(job)
     tally = Tally()
     watch = Watch.of(site)
+    days: Counter[str] | None = Counter() if counts_days(plan) else None
     try:
         # The snapshot's end is inside: on MySQL a page's rows are all in the client
         # once its query has run (docs/databases.md), so a lost connection can show
@@ -183,13 +186,11 @@ def render_shard(
                     runs = written(plan, page, (chunk for _, chunk in page_chunks), tally)
                     if watch is not None:
                         runs = watch.watched(runs, page)
-                    write_page_files(
-                        plan,
-                        fitting(runs, plan.section, plan.document, tally),
-                        staging,
-                        options,
-                        rendered,
-                    )
+                    # Counted as they reach the encoder: a line left out is not.
+                    runs = fitting(runs, plan.section, plan.document, tally)
+                    if days is not None:
+                        runs = counted_days(runs, days)
+                    write_page_files(plan, runs, staging, options, rendered)
             finally:
                 close_iterator(chunks)
     except BuildError:
@@ -201,6 +202,7 @@ def render_shard(
         ) from exc
     if watch is not None:
         watch.warn(plan.section)
+    rendered.days = None if days is None else dict(days)
     rendered.rows = tally.rows
     rendered.skipped = tally.skipped
     rendered.seconds = time.monotonic() - started

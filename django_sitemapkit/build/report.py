@@ -28,6 +28,9 @@ class RenderedShard:
     #: The stats of the rows as they were read to render it (``render.shard_stats()``);
     #: ``None`` for a section whose rows are not a queryset.
     stats: dict[str, Any] | None = None
+    #: The rows written with a ``<lastmod>`` on each day (``dates.counted_days()``);
+    #: ``None`` where they were not counted (a section of languages, a worker's shard).
+    days: dict[str, int] | None = None
 
 
 @dataclass

@@ -124,12 +124,20 @@ def same_bytes(file: ManifestFile, published: ManifestFile | None) -> bool:
     )
 
 
+def same_files(file: ManifestFile, published: ManifestFile | None) -> bool:
+    """``same_bytes()``, and the same ``.gz`` bytes too: the same document compressed at
+    another ``SITEMAPKIT_GZIP_LEVEL`` is written again, though its date stays."""
+    return same_bytes(file, published) and (
+        published is not None and published.gzip_sha256 == file.gzip_sha256
+    )
+
+
 def place(
     new: NewSet, file: ManifestFile, destination: Destination, published: ManifestFile | None
 ) -> None:
-    """Publish ``file`` as staged, or, when the published file has its very bytes, keep
-    that one."""
-    if published is not None and same_bytes(file, published) and new.inspection.intact(published):
+    """Publish ``file`` as staged, or, when the published file has its very bytes (its
+    ``.gz``'s too), keep that one."""
+    if published is not None and same_files(file, published) and new.inspection.intact(published):
         for name in file.names():
             destination.drop_staged(name)
         keep(new, file, destination)

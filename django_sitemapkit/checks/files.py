@@ -74,6 +74,11 @@ def check_one_destination() -> list[CheckMessage]:
 
 
 def check_gzip() -> list[CheckMessage]:
+    # The level is judged on its own, after the flags: E023 reads only the flags.
+    return check_gzip_flags() + check_values("GZIP_LEVEL")
+
+
+def check_gzip_flags() -> list[CheckMessage]:
     errors = check_values("GZIP", "GZIP_LINKS")
     if errors or not (conf.GZIP_LINKS and not conf.GZIP):
         return errors

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 
 from django.core.checks import CheckMessage, Error
 
-from django_sitemapkit.conf import MAX_BYTES, MAX_URLS, SITE_SCHEMES, SMALLEST_MAX_BYTES, TABLE
+from django_sitemapkit.conf import (
+    GZIP_LEVEL,
+    MAX_BYTES,
+    MAX_URLS,
+    SITE_SCHEMES,
+    SMALLEST_MAX_BYTES,
+    TABLE,
+)
 
 KEY_HINT = (
     "Set SITEMAPKIT_INDEXNOW_KEY to 8 to 128 ASCII letters, digits and '-', such as "
@@ -83,6 +90,11 @@ FINDINGS = {
         id="sitemapkit.E022",
         hint="Set SITEMAPKIT_GZIP = True to write a .xml.gz file next to every file, or "
         "False to write none.",
+    ),
+    "GZIP_LEVEL": Finding(
+        id="sitemapkit.E113",
+        hint="Set SITEMAPKIT_GZIP_LEVEL to a whole number from 1 (fastest) to 9 (smallest), "
+        f"such as {GZIP_LEVEL} (the default), or remove it.",
     ),
     "GZIP_LINKS": Finding(
         id="sitemapkit.E022",

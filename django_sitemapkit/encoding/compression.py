@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
-# Files are compressed once and served many times, so the smallest output wins.
-LEVEL = 9
+from django_sitemapkit.conf import conf
+
 # zlib writes a gzip member (RFC 1952) when wbits is 16 + 15. Its header has
 # MTIME 0 and no FNAME field, so an unchanged document compresses to
 # identical bytes, whenever and wherever it is built.
@@ -22,12 +22,19 @@ class Writable(Protocol):
     def write(self, data: bytes, /) -> int: ...
 
 
-def gzip_compressor(level: int = LEVEL) -> Any:
-    """A compressor for one gzip member; the same chunks fed in give the same bytes out."""
-    return zlib.compressobj(level, zlib.DEFLATED, GZIP_WBITS)
+def gzip_compressor(level: int | None = None) -> Any:
+    """A compressor for one gzip member, at ``level`` or ``SITEMAPKIT_GZIP_LEVEL``; the
+    same chunks fed in at the same level give the same bytes out.
+
+    The level is part of the bytes: a build's settings fingerprint records it
+    (build/fingerprints.py), so a set built at another level is rendered again.
+    Built files and the views' streamed ``.xml.gz`` use the same level, so a
+    document's gzip bytes are the same wherever it is served from.
+    """
+    return zlib.compressobj(conf.GZIP_LEVEL if level is None else level, zlib.DEFLATED, GZIP_WBITS)
 
 
-def gzip_stream(chunks: Iterable[bytes], level: int = LEVEL) -> Iterator[bytes]:
+def gzip_stream(chunks: Iterable[bytes], level: int | None = None) -> Iterator[bytes]:
     """Compress ``chunks`` into one gzip member, yielding output as it is produced."""
     compressor = gzip_compressor(level)
     for chunk in chunks:
@@ -37,7 +44,7 @@ def gzip_stream(chunks: Iterable[bytes], level: int = LEVEL) -> Iterator[bytes]:
     yield compressor.flush()
 
 
-def write_gzip_in_thread(chunks: Iterable[bytes], file: Writable) -> None:
+def write_gzip_in_thread(chunks: Iterable[bytes], file: Writable, level: int | None = None) -> None:
     """Write the gzip of ``chunks`` to ``file``, compressing on a second thread.
 
     zlib releases the GIL while it deflates, so on a machine with two cores
@@ -46,7 +53,7 @@ def write_gzip_in_thread(chunks: Iterable[bytes], file: Writable) -> None:
     ``gzip_stream()`` yields. At most ``PENDING_CHUNKS`` chunks wait for the
     thread, so memory stays flat; an error on either side stops both.
     """
-    compressor = gzip_compressor()
+    compressor = gzip_compressor(level)
 
     def compress(chunk: bytes) -> None:
         file.write(compressor.compress(chunk))

@@ -17,6 +17,7 @@ from bench.fresh_specs import FRESH
 from bench.models import IndexPage, Page
 from bench.sizes import PAGE_MAX, Plan
 from bench.specs import MEASURED, PAIRS, STEPS, THIRDPARTY, TURNS
+from bench.speed_specs import SPEED
 from bench.table import BY_NAME
 
 
@@ -46,6 +47,9 @@ def run(job: Job) -> dict[str, Any]:
         assert job.measure is not None, f"case {job.name!r} needs --measure"
         case = make(job.plan, *spec.args)
         return measuring.measure(job.name, job.measure, case, job.runs)
+    if spec.run == SPEED:
+        sped: dict[str, Any] = make(job.plan, job.runs, *spec.args)
+        return sped
     if spec.run == FRESH:
         done: dict[str, Any] = make(job.plan, job.runs, job.output_dir, *spec.args)
         return done

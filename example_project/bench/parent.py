@@ -23,6 +23,8 @@ from bench.machine import package_revision
 from bench.options import Config
 from bench.report import Report
 from bench.specs import MEASURED, PAIRS, STEPS, THIRDPARTY, TURNS, CaseSpec
+from bench.speed_runs import SpeedRuns
+from bench.speed_specs import SPEED
 from bench.table import BY_NAME
 from bench.turns import measure_in_turns
 
@@ -53,6 +55,7 @@ class Benchmark:
                 self.spawn, self.log, spec.pair, self.config.cases, self.config.runs, MEASURES
             ),
             FRESH: lambda spec: self.fresh.run(spec),
+            SPEED: SpeedRuns(self.spawn, self.log, config.cases, config.runs).run,
         }
 
     def log(self, message: str) -> None:

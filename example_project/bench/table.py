@@ -50,6 +50,7 @@ from bench.specs import (
     sites,
     verify,
 )
+from bench.speed_specs import SPEED_GROUP, SPEED_RATIOS, speed_cases
 from bench.thirdparty_specs import thirdparty_cases
 
 SERVING = "bench.serving_cases"
@@ -211,6 +212,7 @@ CASES: tuple[CaseSpec, ...] = (
     *fresh_cases(),  # SITEMAPKIT_CHANGES: bench/fresh_specs.py
     *deep_cases(),  # page N at page 1's cost, the index's 304: bench/deep_specs.py
     *floor_cases(),  # ours and the cursor floor in turns: bench/floor_specs.py
+    *speed_cases(),  # a build before a change and after: bench/speed_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
@@ -219,7 +221,7 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (
         *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
-        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, FLOOR_GROUP, ALL),
+        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, FLOOR_GROUP, SPEED_GROUP, ALL),
     )
 }
 GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)
@@ -274,8 +276,8 @@ RATIOS: tuple[Ratio, ...] = (
     *(Ratio(second, first) for first, second in TURN_PAIRS.values()),
     # Wagtail's own view against the native source, on the same pages.
     *against("wagtail-contrib", "wagtail-native", *MEMORY),
-    # A save with its record; build / refresh; ours over the cursor floor, in turns.
-    *(Ratio(*names) for names in (*FRESH_RATIOS, *FLOOR_RATIOS)),
+    # A save with its record; build / refresh; ours over the floor; builds before and after.
+    *(Ratio(*names) for names in (*FRESH_RATIOS, *FLOOR_RATIOS, *SPEED_RATIOS)),
 )
 
 # A case declared twice, or a ratio naming no case, would be dropped: fail at import.
