@@ -133,6 +133,7 @@ def test_sliced_lastmods_are_formatted_when_read_and_know_their_newest() -> None
         "2024-12-31T23:59:59+00:00",
     ]
     assert lastmods[1:] == ["2025-01-02T03:04:05+00:00", "2024-12-31T23:59:59+00:00"]
+    assert list(lastmods.days()) == [lastmod[:10] for lastmod in lastmods]
     assert SlicedLastmods([]).newest == ""
 
 

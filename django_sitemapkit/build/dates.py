@@ -35,6 +35,7 @@ from django_sitemapkit.build.report import RenderedShard
 from django_sitemapkit.encoding.encoder import Lines
 from django_sitemapkit.sources.lastmods import day_counts
 from django_sitemapkit.sources.plan import Plan
+from django_sitemapkit.sources.text_lastmods import SlicedLastmods
 from django_sitemapkit.values import Horizon, format_lastmod, parse_lastmod, utc_instant
 
 logger = logging.getLogger("django_sitemapkit")
@@ -89,7 +90,11 @@ def counted_days(runs: Iterable[Lines], days: Counter[str]) -> Iterator[Lines]:
     two fifths of a build on SQLite, whose day of a datetime is a Python function per
     row (docs/performance.md, "Faster builds")."""
     for run in runs:
-        days.update([lastmod[:10] for lastmod in run[1] if lastmod is not None])
+        lastmods = run[1]
+        if isinstance(lastmods, SlicedLastmods):
+            days.update(lastmods.days())
+        else:
+            days.update([lastmod[:10] for lastmod in lastmods if lastmod is not None])
         yield run
 
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any, overload
 
 from django.utils.dateparse import parse_datetime
@@ -61,6 +63,8 @@ UTC_TEXTS = {
     "mysql": CANONICAL_UTC_TEXT,
     "postgresql": POSTGRESQL_UTC_TEXT,
 }
+#: The date of a text of UTC_TEXTS, and of the lastmod sliced from it.
+DATE = itemgetter(slice(0, 10))
 #: MySQL's "zero date", which mysqlclient reads as None (MySQLdb.times).
 ZERO_DATE = "0000-00-00 00:00:00"
 
@@ -114,6 +118,13 @@ class SlicedLastmods(KnownNewest):
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([sliced(text) for text in self.texts])
+
+    def days(self) -> Iterator[str]:
+        """Each lastmod's date (its first ten characters): its text's, unsliced."""
+        return map(DATE, self.texts)
 
     @overload
     def __getitem__(self, index: int) -> str: ...
