@@ -66,7 +66,7 @@ class BuildCase:
             seconds = time.perf_counter() - started
             found = built_files(directory, check)
         finally:
-            shutil.rmtree(directory, ignore_errors=True)
+            remove(directory)
         return Outcome(
             seconds=seconds,
             bytes=found.xml_bytes,
@@ -99,3 +99,13 @@ def build(plan: Plan, gzip: bool, jobs: int) -> Case:
 
 def build_floor(plan: Plan) -> Case:
     return BuildFloor()
+
+
+def remove(directory: Path) -> None:
+    """A build's output: the link to its directory of builds (build/directory.py), which
+    ``rmtree()`` refuses, and that directory beside it."""
+    shutil.rmtree(directory.parent / f".{directory.name}.builds", ignore_errors=True)
+    if directory.is_symlink():
+        directory.unlink()
+    else:
+        shutil.rmtree(directory, ignore_errors=True)

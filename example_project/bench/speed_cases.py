@@ -10,7 +10,6 @@ records when it was built).
 from __future__ import annotations
 
 import hashlib
-import shutil
 import statistics
 import tempfile
 import time
@@ -25,6 +24,7 @@ from django.db import connection
 from django.test import override_settings
 from django_sitemapkit.names import MANIFEST_FILENAME
 
+from bench.build_cases import remove
 from bench.measuring import URL_TAG, streamed
 from bench.sizes import PAGE_MAX, Plan
 from bench.sources import register_bench_source, warm_process
@@ -61,16 +61,6 @@ def written(directory: Path) -> dict[str, Any]:
         if kind == "xml":
             found["urls"] += data.count(URL_TAG)
     return {**found, **{f"{kind}_digest": d.hexdigest() for kind, d in digests.items()}}
-
-
-def remove(directory: Path) -> None:
-    """A build's output: the link to its directory of builds (build/directory.py), which
-    ``rmtree()`` refuses, and that directory beside it."""
-    shutil.rmtree(directory.parent / f".{directory.name}.builds", ignore_errors=True)
-    if directory.is_symlink():
-        directory.unlink()
-    else:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 def build_once(plan: Plan, runs: int, which: str) -> dict[str, Any]:
