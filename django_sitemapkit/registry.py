@@ -39,6 +39,12 @@ def installed() -> bool:
 
 
 class Registry:
+    """The sources of the project, in registration order.
+
+    :data:`django_sitemapkit.registry` is its one instance, which the views, the
+    checks and the commands read, and :func:`~django_sitemapkit.register` adds to.
+    """
+
     def __init__(self) -> None:
         self._sources: list[BaseSource] = []
 
@@ -52,6 +58,8 @@ class Registry:
         return source_class
 
     def unregister(self, source_class: type[BaseSource]) -> None:
+        """Take ``source_class`` out again (a test that registers its own sources
+        leaves the registry as it found it)."""
         self._sources = [s for s in self._sources if type(s) is not source_class]
 
     def all(self) -> list[BaseSource]:
