@@ -39,11 +39,8 @@ def installed() -> bool:
 
 
 class Registry:
-    """The sources of the project, in registration order.
-
-    :data:`django_sitemapkit.registry` is its one instance, which the views, the
-    checks and the commands read, and :func:`~django_sitemapkit.register` adds to.
-    """
+    """The sources of a project, in registration order: the class of
+    :data:`django_sitemapkit.registry`."""
 
     def __init__(self) -> None:
         self._sources: list[BaseSource] = []
@@ -88,5 +85,8 @@ def lists_on(source: BaseSource, site: SitemapSite) -> bool:
     return not site.several or names is None or site.name in names
 
 
+#: The project's one :class:`~django_sitemapkit.registry.Registry`, which the
+#: views, the checks and the commands read; :func:`~django_sitemapkit.register`
+#: adds to it.
 registry = Registry()
 register = registry.register

@@ -6,6 +6,7 @@ directly: ``sphinx-build -W -n -b html docs docs/_build/html``.
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from django.conf import settings
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -42,11 +44,15 @@ myst_heading_anchors = 3
 with (ROOT / "pyproject.toml").open("rb") as pyproject:
     URLS: dict[str, str] = tomllib.load(pyproject)["project"]["urls"]
 
-# {{ repository }} and {{ issues }} on a page: each a Markdown link.
-myst_enable_extensions = ["substitution"]
-myst_substitutions = {
-    "repository": f"[{URLS['Source']}]({URLS['Source']})",
-    "issues": f"[{URLS['Issues']}]({URLS['Issues']})",
+# A page links them as [text](source:) and [text](issues:) (a path may follow
+# the colon); the schemes of ordinary links stay as MyST has them.
+myst_url_schemes = {
+    "http": None,
+    "https": None,
+    "mailto": None,
+    "ftp": None,
+    "source": URLS["Source"] + "{{path}}",
+    "issues": URLS["Issues"] + "{{path}}",
 }
 
 html_theme = "furo"
@@ -121,6 +127,31 @@ def require_docstring(app: Sphinx, domain: str, objtype: str, content: nodes.Ele
         )
 
 
+def home_comment(
+    app: Sphinx, what: str, name: str, obj: object, options: Any, lines: list[str]
+) -> None:
+    """A value a package re-exports (``django_sitemapkit.registry``, IndexNow's
+    constants) is described by the ``#:`` comment where it is assigned, in one of
+    the package's modules; autodoc looks only in the package, and would describe
+    it with its type's docstring (``str``'s, ``int``'s)."""
+    if what != "data":
+        return
+    package, _, attribute = name.rpartition(".")
+    homes = [
+        module
+        for module_name, module in sorted(sys.modules.items())
+        if module_name.startswith(f"{package}.") and getattr(module, attribute, None) is obj
+    ]
+    for module in homes:
+        comment = ModuleAnalyzer.for_module(module.__name__).find_attr_docs().get(("", attribute))
+        if comment:
+            lines[:] = list(comment)
+            return
+    if lines and "\n".join(lines).strip() == (type(obj).__doc__ or "").strip():
+        lines[:] = []  # no description of its own: require_docstring says so
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("autodoc-process-docstring", home_comment)
     app.connect("object-description-transform", require_docstring)
     return {"parallel_read_safe": True}

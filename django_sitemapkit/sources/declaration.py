@@ -192,8 +192,11 @@ class SitemapSource(BaseSource):
 class StaticPage(NamedTuple):
     """One fixed page of a :class:`StaticSource`: a URL name with kwargs, or a path."""
 
+    #: The URL pattern name to reverse, or ``None`` for a path.
     url_name: str | None
+    #: The keyword arguments ``url_name`` is reversed with (``{}`` for a path).
     kwargs: Mapping[str, Any]
+    #: The page's path, starting with ``/`` (or an absolute URL), or ``None``.
     path: str | None
 
     @classmethod
