@@ -122,7 +122,9 @@ def require_docstring(app: Sphinx, domain: str, objtype: str, content: nodes.Ele
         name = signature.get("fullname") or signature.astext()
         module = signature.get("module")
         logger.warning(
-            "%s %s has no docstring", objtype, f"{module}.{name}" if module else name,
+            "%s %s has no docstring",
+            objtype,
+            f"{module}.{name}" if module else name,
             location=content.parent,
         )
 
