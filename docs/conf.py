@@ -6,6 +6,7 @@ directly: ``sphinx-build -W -n -b html docs docs/_build/html``.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import tomllib
 from pathlib import Path
@@ -83,7 +84,6 @@ django.setup()
 
 autodoc_mock_imports = ["wagtail"]
 autodoc_member_order = "bysource"
-autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
 
 # -n: every cross reference must resolve. There is no network at build time
@@ -149,7 +149,7 @@ def home_comment(
         if comment:
             lines[:] = list(comment)
             return
-    if lines and "\n".join(lines).strip() == (type(obj).__doc__ or "").strip():
+    if "\n".join(lines).strip() == inspect.cleandoc(type(obj).__doc__ or ""):
         lines[:] = []  # no description of its own: require_docstring says so
 
 
