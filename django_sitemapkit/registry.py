@@ -39,6 +39,9 @@ def installed() -> bool:
 
 
 class Registry:
+    """The sources of a project, in registration order: the class of
+    :data:`django_sitemapkit.registry`."""
+
     def __init__(self) -> None:
         self._sources: list[BaseSource] = []
 
@@ -52,6 +55,8 @@ class Registry:
         return source_class
 
     def unregister(self, source_class: type[BaseSource]) -> None:
+        """Take ``source_class`` out again (a test that registers its own sources
+        leaves the registry as it found it)."""
         self._sources = [s for s in self._sources if type(s) is not source_class]
 
     def all(self) -> list[BaseSource]:
@@ -80,5 +85,8 @@ def lists_on(source: BaseSource, site: SitemapSite) -> bool:
     return not site.several or names is None or site.name in names
 
 
+#: The project's one :class:`~django_sitemapkit.registry.Registry`, which the
+#: views, the checks and the commands read; :func:`~django_sitemapkit.register`
+#: adds to it.
 registry = Registry()
 register = registry.register

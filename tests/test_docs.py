@@ -32,7 +32,7 @@ MARKDOWN = [*(ROOT / name for name in ROOT_FILES), *sorted(DOCS.glob("*.md"))]
 
 #: The languages a fenced block may declare. A block must declare one, so a
 #: Python example cannot escape the checks below by having none (or "py").
-LANGUAGES = {"python", "sh", "text", "nginx", "{toctree}", "{include}"}
+LANGUAGES = {"python", "sh", "text", "nginx", "{toctree}", "{include}", "{eval-rst}"}
 
 #: The first line of a Python block that is not meant to parse on its own
 #: (see CONTRIBUTING.md): it is only required to declare its language.

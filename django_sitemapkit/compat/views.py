@@ -98,6 +98,10 @@ def index(
     content_type: str = "application/xml",
     sitemap_url_name: str = "django.contrib.sitemaps.views.sitemap",
 ) -> HttpResponseBase:
+    """The sitemap index of the sections of ``sitemaps``, as contrib's ``index``
+    view: each section's pages at ``reverse(sitemap_url_name, kwargs={"section":
+    ...})``, page 2 on with ``?p=``. ``template_name`` is ignored."""
+
     def respond() -> HttpResponseBase:
         site = site_for_request(request)
         origin = site.origin
@@ -148,6 +152,9 @@ def sitemap(
     template_name: str = "sitemap.xml",
     content_type: str = "application/xml",
 ) -> HttpResponseBase:
+    """Page ``?p=`` (default 1) of ``section`` of ``sitemaps``, or of every section
+    together without one, as contrib's ``sitemap`` view; 404 for a section not in
+    ``sitemaps`` or a page out of range. ``template_name`` is ignored."""
     if section is not None and section not in sitemaps:
         raise Http404(f"No sitemap available for section: {section!r}")
     names = list(sitemaps) if section is None else [section]

@@ -80,7 +80,10 @@ class Related:
 class Restriction:
     """``<video:restriction>`` or ``<video:platform>``: ``Restriction("allow", ["US", "CA"])``."""
 
+    #: ``"allow"`` or ``"deny"``.
     relationship: str
+    #: Country codes (ISO 3166-1 alpha-2, ``"FR"``) for a restriction; ``"web"``,
+    #: ``"mobile"`` or ``"tv"`` for a platform.
     values: Sequence[str]
 
 
@@ -88,26 +91,42 @@ class Restriction:
 class Video:
     """One video of a page, as a per-row ``videos()`` method returns it."""
 
+    #: The URL of the video's thumbnail image. Required.
     thumbnail_loc: str
+    #: At most 100 characters. Required.
     title: str
+    #: At most 2,048 characters. Required.
     description: str
+    #: The URL of the video file; this or ``player_loc`` is required, and neither
+    #: may be the page's own URL.
     content_loc: str | None = None
+    #: The URL of a player for the video.
     player_loc: str | None = None
     #: Seconds (an ``int``) or a ``timedelta``; 1 to 28,800.
     duration: int | dt.timedelta | None = None
+    #: After which the video is no longer available.
     expiration_date: dt.date | None = None
     #: 0.0 to 5.0.
     rating: float | Decimal | None = None
+    #: How many times the video was viewed.
     view_count: int | None = None
+    #: When the video was first published.
     publication_date: dt.date | None = None
     #: At most 32.
     tags: Sequence[str] = ()
+    #: ``False`` for a video only for adults.
     family_friendly: bool | None = None
+    #: The countries where the video may (``"allow"``) or may not (``"deny"``) be shown.
     restriction: Restriction | None = None
+    #: Whether watching the video needs a subscription.
     requires_subscription: bool | None = None
+    #: Who uploaded the video: at most 255 characters.
     uploader: str | None = None
+    #: The URL of a page about the uploader (a path is taken on the base URL).
     uploader_info: str | None = None
+    #: The platforms (``web``, ``mobile``, ``tv``) where the video may or may not play.
     platform: Restriction | None = None
+    #: Whether the video is a live stream.
     live: bool | None = None
 
 
@@ -128,7 +147,11 @@ class News:
     ``SITEMAPKIT_NEWS_MAX_AGE`` (two days), at most 1,000 to a page.
     """
 
+    #: The publication's name, as it appears on Google News.
     name: str
+    #: The publication's language: an ISO 639 code (``"en"``), or ``zh-cn`` or ``zh-tw``.
     language: str
+    #: The field path of each row's title.
     title: str
+    #: The field path of each row's publication date (a date or datetime).
     publication_date: str

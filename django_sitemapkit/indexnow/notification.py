@@ -21,7 +21,7 @@ from django_sitemapkit.sites.configured import SitemapSite
 
 logger = logging.getLogger("django_sitemapkit")
 
-# indexnow.org, "Submitting set of URLs": up to 10,000 URLs per POST.
+#: indexnow.org, "Submitting set of URLs": up to 10,000 URLs per POST.
 MAX_URLS_PER_REQUEST = 10_000
 KEPT = "left pending for the next build."
 #: What becomes of a notification whose record cannot be read: of what it sent.

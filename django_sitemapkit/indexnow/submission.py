@@ -36,17 +36,20 @@ def plural(count: int, word: str) -> str:
 class Submission:
     """What ``submit()`` did: counts of URLs, and the problems met (also logged)."""
 
+    #: The URL the URLs were posted to (``SITEMAPKIT_INDEXNOW_ENDPOINT``).
     endpoint: str
     #: POST requests made, retries included.
     requests: int = 0
     #: URLs posted, whatever the answer.
     sent: int = 0
+    #: URLs the endpoint accepted (200 or 202).
     accepted: int = 0
     #: URLs the record keeps to send on the next build.
     pending: int = 0
     #: URLs given up on: refused as malformed (400, 422), not on the site's host,
     #: past the record's bounds, or removed and pending too long.
     dropped: int = 0
+    #: What went wrong, a line each, as logged.
     problems: tuple[str, ...] = ()
 
     def summary(self) -> str:

@@ -74,19 +74,30 @@ class Field:
 class BaseSource:
     """The vocabulary every source shares; see the README's "Declaring sources"."""
 
+    #: The section's name, in its file names (``sitemap-<name>-<page>.xml``): 1 to 64
+    #: ASCII letters, digits, ``-`` or ``_``. Required, and unique in the project.
     name: ClassVar[str] = ""
     #: The names of the sites (``SITEMAPKIT_SITES``) whose sitemaps list this
     #: source; ``None`` lists it on every site.
     sites: ClassVar[Sequence[str] | None] = None
     #: URLs per page for this source; capped by ``SITEMAPKIT_LIMIT``.
     limit: ClassVar[int | None] = None
+    #: When each URL last changed: a field path (a ``DateTimeField`` or ``DateField``),
+    #: a query expression the database computes per row, a fixed ``date`` or
+    #: ``datetime`` (a ``StaticSource``), or a per-row method. ``None`` writes no
+    #: ``<lastmod>``.
     lastmod: Any = None
+    #: One of ``always hourly daily weekly monthly yearly never``, a
+    #: :class:`~django_sitemapkit.Field`, or a per-row method; ``None`` writes none.
     changefreq: Any = None
+    #: A number from 0.0 to 1.0, a :class:`~django_sitemapkit.Field`, or a per-row
+    #: method; ``None`` writes none.
     priority: Any = None
     #: One URL per row in each of ``languages`` (default: the codes of
     #: ``LANGUAGES``), each built under ``translation.override()``, as
     #: ``django.contrib.sitemaps`` does.
     i18n: ClassVar[bool] = False
+    #: The language codes of ``i18n`` (default: the codes of ``LANGUAGES``).
     languages: ClassVar[Sequence[str] | None] = None
     #: ``True`` (with ``i18n``): every URL of a row lists all of the row's
     #: languages as hreflang alternates. Or a per-row method returning a
@@ -118,8 +129,13 @@ class SitemapSource(BaseSource):
     overridden ``location(row)``.
     """
 
+    #: The rows to list, cloned on every use (see :meth:`get_queryset`).
     queryset: ClassVar[models.QuerySet[Any] | None] = None
+    #: The URL pattern name each row's location is reversed from; without it, the
+    #: model's ``get_absolute_url()``.
     url_name: ClassVar[str | None] = None
+    #: Each keyword argument of ``url_name`` and the field path of the row that
+    #: fills it (``{"slug": "slug"}``); a path may cross relations.
     url_kwargs: ClassVar[Mapping[str, str]] = {}
     #: Extra field paths that per-row methods read from the row.
     fields: ClassVar[Sequence[str]] = ()
@@ -155,6 +171,11 @@ class SitemapSource(BaseSource):
         return self.get_queryset()
 
     def location(self, row: Any) -> str:
+        """The row's location: ``reverse(url_name, kwargs=...)`` with ``url_kwargs``
+        read from the row, or its ``get_absolute_url()`` without a ``url_name``.
+        Override it for anything else, returning a path starting with ``/`` or an
+        absolute URL on the base URL's host, and name the columns it reads in
+        ``fields``."""
         url_name = type(self).url_name
         if url_name is None:
             url: str = row.get_absolute_url()
@@ -171,12 +192,16 @@ class SitemapSource(BaseSource):
 class StaticPage(NamedTuple):
     """One fixed page of a :class:`StaticSource`: a URL name with kwargs, or a path."""
 
+    #: The URL pattern name to reverse, or ``None`` for a path.
     url_name: str | None
+    #: The keyword arguments ``url_name`` is reversed with (``{}`` for a path).
     kwargs: Mapping[str, Any]
+    #: The page's path, starting with ``/`` (or an absolute URL), or ``None``.
     path: str | None
 
     @classmethod
     def from_declaration(cls, item: Any) -> StaticPage:
+        """An item of ``StaticSource.urls`` as a page: a URL name, a pair, or a path."""
         if isinstance(item, StaticPage):
             return item
         if isinstance(item, str):
@@ -203,9 +228,12 @@ class StaticSource(BaseSource):
     ``urls = ["home", "about", ("category", {"slug": "shoes"}), "/legal/"]``
     """
 
+    #: URL names, ``(URL name, kwargs)`` pairs, paths starting with ``/``, or
+    #: :class:`StaticPage` items, one page each.
     urls: ClassVar[Sequence[Any]] = ()
 
     def location(self, row: StaticPage) -> str:
+        """The page's path, or its URL name (and kwargs) reversed."""
         if row.path is not None:
             return row.path
         assert row.url_name is not None
