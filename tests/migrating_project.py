@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: The host of the project's Site (SITE_ID = 1, created by the sites framework's
-#: migration), served over HTTPS as contrib's and the drop-in's URLs say.
-HOST = "example.com"
+#: The host of the project's Site (SITE_ID = 1), its domain set as a project sets
+#: it in the admin (the "example.com" of the sites framework's migration is a
+#: placeholder, sitemapkit.W009); served over HTTPS, as both views' URLs say.
+HOST = "www.example.org"
 
 FILES = {
     "manage.py": """\
@@ -95,18 +96,20 @@ urlpatterns = [
 """,
 }
 
-#: The rows: 1,500 published posts (two of PostSitemap's pages of 1,000) in two
-#: categories, and a few unpublished that no sitemap lists. Run with
-#: ``manage.py shell -c``.
-SEED = """\
+#: The rows: the Site's domain, 1,500 published posts (two of PostSitemap's pages
+#: of 1,000) in two categories, and a few unpublished that no sitemap lists. Run
+#: with ``manage.py shell -c``.
+SEED = f"""\
 import datetime as dt
+from django.contrib.sites.models import Site
 from blog.models import Category, Post
+Site.objects.filter(pk=1).update(domain={HOST!r}, name="Blog")
 news, notes = Category.objects.create(slug="news"), Category.objects.create(slug="notes")
 start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 Post.objects.bulk_create(
     Post(
         category=news if number % 3 else notes,
-        slug=f"post-{number}",
+        slug=f"post-{{number}}",
         published=number % 301 != 0,
         updated_at=start + dt.timedelta(hours=number),
     )
