@@ -2,7 +2,8 @@
 ``get_urls()``, a ``Site`` row of the site served (the row of its host, else
 ``SITE_ID``'s) or an object like ``RequestSite`` with ``pk``, ``domain`` and
 ``name``; and, to a class whose ``__init__`` takes it, the request: the one
-answered, or one built on the site's base URL for ``register()`` and the build."""
+answered, or one built on the site's base URL for ``register()`` and the build; and
+the site served, whose missing base URL says when the app's checks never ran."""
 
 from __future__ import annotations
 
