@@ -172,3 +172,34 @@ def test_w006_is_registered(sources: Callable[..., None]) -> None:
     out = StringIO()
     call_command("check", stdout=out, stderr=out)
     assert "?: (sitemapkit.W006) No sitemap source is registered" in out.getvalue()
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_dropin")
+def test_w006_quiet_while_the_drop_in_serves_the_sitemap(sources: Callable[..., None]) -> None:
+    # Found by following docs/migrating.md: Step 1 serves contrib's classes through
+    # the drop-in views, with nothing registered, and W006 called that a fault.
+    sources()
+    assert check_discovery() == []
+    out = StringIO()
+    call_command("check", stdout=out, stderr=out)
+    assert "sitemapkit.W006" not in out.getvalue()
+
+
+def test_w006_names_a_stray_file_under_the_drop_in_too(
+    project: Path, sources: Callable[..., None]
+) -> None:
+    # A sitemaps.py of sources that is never imported is lost whatever serves the rest.
+    sources()
+    (project / "strayproj" / "sitemaps.py").unlink()
+    (project / "strayconf" / "sitemaps.py").unlink()
+    with override_settings(ROOT_URLCONF="testapp.urls_dropin", BASE_DIR=project):
+        assert check_discovery() == [
+            Warning(
+                f"No sitemap source is registered, and {str(project / 'blog' / 'sitemaps.py')!r}"
+                " is never imported: django_sitemapkit imports the sitemaps.py of installed "
+                "apps only.",
+                hint=f"For {str(project / 'blog' / 'sitemaps.py')!r}: add 'blog' to "
+                "INSTALLED_APPS.",
+                id="sitemapkit.W006",
+            )
+        ]

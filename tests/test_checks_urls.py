@@ -33,16 +33,34 @@ W003 = Warning(
 )
 
 
+W002 = Warning(
+    "django_sitemapkit.urls is not included in ROOT_URLCONF, so the sitemap index and "
+    "pages have no URL.",
+    hint="Add path('', include('django_sitemapkit.urls')) to your urlpatterns.",
+    id="sitemapkit.W002",
+)
+
+
 @override_settings(ROOT_URLCONF="testapp.urls_without_sitemaps")
 def test_w002_urls_not_included() -> None:
-    assert check_urls() == [
-        Warning(
-            "django_sitemapkit.urls is not included in ROOT_URLCONF, so the sitemap index and "
-            "pages have no URL.",
-            hint="Add path('', include('django_sitemapkit.urls')) to your urlpatterns.",
-            id="sitemapkit.W002",
-        )
-    ]
+    assert check_urls() == [W002]
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_dropin")
+def test_w002_quiet_while_the_drop_in_serves_the_sitemap(sources: Callable[..., None]) -> None:
+    # Found by following docs/migrating.md: Step 1 serves the sitemap through the
+    # drop-in views, and W002 asked for URLs no section needed.
+    sources()
+    assert check_urls() == []
+    out = StringIO()
+    call_command("check", stdout=out, stderr=out)
+    assert "sitemapkit.W002" not in out.getvalue()
+
+
+@override_settings(ROOT_URLCONF="testapp.urls_dropin")
+def test_w002_under_the_drop_in_once_a_section_is_registered() -> None:
+    # Step 2 without the app's URLs: the registered sections have none.
+    assert check_urls() == [W002]
 
 
 @override_settings(ROOT_URLCONF="testapp.urls_subpath")

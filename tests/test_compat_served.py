@@ -2,7 +2,8 @@
 ``get_urls()``, a ``Site`` row of the site served (the row of its host, else
 ``SITE_ID``'s) or an object like ``RequestSite`` with ``pk``, ``domain`` and
 ``name``; and, to a class whose ``__init__`` takes it, the request: the one
-answered, or one built on the site's base URL for ``register()`` and the build."""
+answered, or one built on the site's base URL for ``register()`` and the build; and
+the site served, whose missing base URL says when the app's checks never ran."""
 
 from __future__ import annotations
 
@@ -145,3 +146,39 @@ def test_only_a_parameter_named_request_is_given_it() -> None:
     assert found == [True, True, False, False]
     # An instance is used as it is.
     assert not takes_request(RequestSitemap(HttpRequest()))
+
+
+BASE_URL_UNSET = (
+    "SITEMAPKIT_BASE_URL is not set (None); set it to the scheme and host the site is served "
+    "on, such as 'https://www.example.com', add django.contrib.sites to INSTALLED_APPS and set "
+    "SITE_ID, or list several sites in SITEMAPKIT_SITES."
+)
+
+
+@pytest.mark.urls("testapp.urls_compat")
+@pytest.mark.parametrize(
+    ("apps", "message"),
+    [
+        (
+            ["django.contrib.contenttypes", "testapp"],
+            f"{BASE_URL_UNSET} django_sitemapkit is not in INSTALLED_APPS, so manage.py check, "
+            "which reports this, does not check its settings. Add it to your settings: "
+            'INSTALLED_APPS += ["django_sitemapkit"].',
+        ),
+        # Installed, sitemapkit.E001 says it at manage.py check.
+        (["django.contrib.contenttypes", "testapp", "django_sitemapkit"], BASE_URL_UNSET),
+    ],
+)
+def test_a_missing_base_url_names_the_setting_and_the_unchecked_app(
+    apps: list[str], message: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by following docs/migrating.md: without the app, check was clean and
+    # the drop-in's first request a 500 that did not say why nothing had warned.
+    client = Client(raise_request_exception=False)
+    with override_settings(INSTALLED_APPS=apps, SITEMAPKIT_BASE_URL=None):
+        for url in ("/compat/sitemap.xml", "/compat/sitemap-static.xml"):
+            caplog.clear()
+            assert client.get(url).status_code == 500
+            (record,) = [r for r in caplog.records if r.name == "django.request"]
+            assert record.exc_info is not None
+            assert str(record.exc_info[1]) == message

@@ -36,10 +36,12 @@ points below. Ids are never reused; docs/checks.md lists every one.
   - ``scope``: which sources fall under the sitemap's directory (for ``urls``);
 
 - ``urls``: the URLconf and middleware the sitemap is served through (E033,
-  W002-W004), and the app missing from ``INSTALLED_APPS`` (E064, run by the
-  patterns of its URLconfs, not registered);
+  W002-W004), an earlier pattern that answers the app's URLs (W062), and the app
+  missing from ``INSTALLED_APPS`` (E064, run by the patterns of its URLconfs, not
+  registered);
 - ``files``: the settings of pre-rendered files (E018-E025);
-- ``compat``: the drop-in views' URL patterns (W011);
+- ``compat``: the drop-in views' URL patterns (W011), and whether any routes to
+  them (which quiets W002 and W006);
 - ``compat_classes``: the third-party classes the drop-in serves: django CMS's
   without ``SITE_ID`` (E100), a Wagtail ``Site`` off its site's base URL (W046);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the

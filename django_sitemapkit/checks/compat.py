@@ -1,5 +1,7 @@
 """System check of the URL patterns that serve the drop-in views of
-``django_sitemapkit.compat``: a ``template_name`` they cannot honour (W011).
+``django_sitemapkit.compat``: a ``template_name`` they cannot honour (W011);
+and whether any pattern routes to them, which quiets W002 and W006 while the
+drop-in serves the sitemap (docs/migrating.md, Step 1).
 
 The drop-in writes its documents with the encoder, as every view here does,
 so a template a project passes changes nothing in what the URL serves. A
@@ -25,11 +27,7 @@ CONTRIB_TEMPLATES = {"index": "sitemap_index.xml", "sitemap": "sitemap.xml"}
 def check_compat_templates(**kwargs: Any) -> list[CheckMessage]:
     if not getattr(settings, "ROOT_URLCONF", None):
         return []  # Django's own checks say so
-    # Imported here: a project that does not use the drop-in does not load it
-    # at start-up for this check.
-    from django_sitemapkit.compat import index, sitemap
-
-    views = {innermost(index): "index", innermost(sitemap): "sitemap"}
+    views = dropin_views()
     messages: list[CheckMessage] = []
     for route, pattern, arguments in routes(get_resolver().url_patterns):
         view = views.get(innermost(pattern.callback))
@@ -51,6 +49,31 @@ def check_compat_templates(**kwargs: Any) -> list[CheckMessage]:
             )
         )
     return messages
+
+
+def dropin_views() -> dict[object, str]:
+    """The drop-in's views, undecorated, by their names."""
+    # Imported here: a project that does not use the drop-in does not load it
+    # at start-up for these checks.
+    from django_sitemapkit.compat import index, sitemap
+
+    return {innermost(index): "index", innermost(sitemap): "sitemap"}
+
+
+def dropin_routed() -> bool:
+    """Whether a pattern of ``ROOT_URLCONF`` (or of what it includes) routes to a
+    drop-in view: the project's sitemap is then served by the drop-in, with no
+    source registered and ``django_sitemapkit.urls`` not included."""
+    if not getattr(settings, "ROOT_URLCONF", None):
+        return False
+    views = dropin_views()
+    try:
+        found = routes(get_resolver().url_patterns)
+        return any(innermost(pattern.callback) in views for _, pattern, _ in found)
+    except Exception:
+        # Django's own URL checks report a URLconf that fails to import; this
+        # must not fail in their place.
+        return False
 
 
 def routes(

@@ -9,13 +9,20 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.middleware.gzip import GZipMiddleware
-from django.urls import NoReverseMatch
+from django.urls import NoReverseMatch, Resolver404, ResolverMatch, get_resolver
 from django.utils import translation
 from django.utils.module_loading import import_string
 
+from django_sitemapkit.checks.compat import dropin_routed, dropin_views, innermost
 from django_sitemapkit.checks.sources.declarations import describe
 from django_sitemapkit.checks.sources.scope import every_source_outside
-from django_sitemapkit.locations.policy import fixed_script_prefix, index_path, sitemap_directory
+from django_sitemapkit.locations.policy import (
+    URL_NAMESPACE,
+    fixed_script_prefix,
+    index_path,
+    sitemap_directory,
+)
+from django_sitemapkit.names import GZIP_SUFFIX, INDEX_FILENAME, page_filename
 from django_sitemapkit.registry import ADD_APP, MISSING_APP, installed, registry
 
 
@@ -24,7 +31,7 @@ def check_urls(**kwargs: Any) -> list[CheckMessage]:
     # LANGUAGE_CODE as in the engine: inside i18n_patterns, the language a
     # command happens to run in would put the two under different prefixes.
     with translation.override(settings.LANGUAGE_CODE):
-        return mount_messages()
+        return [*mount_messages(), *shadowed_messages()]
 
 
 def mount_messages() -> list[CheckMessage]:
@@ -33,6 +40,10 @@ def mount_messages() -> list[CheckMessage]:
     except ImproperlyConfigured:
         return []
     if directory is None:
+        if dropin_routed() and not registry.all():
+            # The drop-in serves the sitemap (docs/migrating.md, Step 1), and no
+            # section waits for this app's URLs.
+            return []
         return [
             Warning(
                 "django_sitemapkit.urls is not included in ROOT_URLCONF, so the sitemap "
@@ -67,6 +78,69 @@ def mount_messages() -> list[CheckMessage]:
             id="sitemapkit.W003",
         )
     ]
+
+
+def shadowed_messages() -> list[CheckMessage]:
+    """W062: an earlier pattern of ``ROOT_URLCONF`` answers URLs of
+    ``django_sitemapkit.urls``: a sample of each (the index, page 1 of every
+    registered section, and their ``.gz``, named by the grammar of ``names.py``)
+    is resolved as a request would be, and the view that answers it is compared
+    with the app's own. Every site shares ``ROOT_URLCONF``, so its sample is
+    every site's sections."""
+    try:
+        directory = sitemap_directory_if_mounted()
+    except ImproperlyConfigured:
+        return []
+    if directory is None:
+        return []  # sitemapkit.W002
+    caught: dict[str, tuple[ResolverMatch, list[str]]] = {}
+    for path, name in sample_paths(directory.removeprefix(fixed_script_prefix())):
+        try:
+            match = get_resolver().resolve(path)
+        except Resolver404:
+            continue
+        if URL_NAMESPACE in match.app_names and match.url_name == name:
+            continue
+        caught.setdefault(match.route, (match, []))[1].append(path)
+    return [shadowed(match, paths) for match, paths in caught.values()]
+
+
+def sample_paths(directory: str) -> list[tuple[str, str]]:
+    """Paths of the app's URLs, below the script prefix, with the name of the app's
+    pattern that should answer each."""
+    names = [(INDEX_FILENAME, "index")] + [
+        (page_filename(source.name, 1), "page") for source in registry.sections()
+    ]
+    return [
+        (f"/{directory}{file}{suffix}", name + kind)
+        for file, name in names
+        for suffix, kind in (("", ""), (GZIP_SUFFIX, "_gz"))
+    ]
+
+
+def shadowed(match: ResolverMatch, paths: list[str]) -> Warning:
+    others = len(paths) - 1
+    more = f" (and {others} other sitemap URL{'s' if others > 1 else ''})" if others else ""
+    function = innermost(match.func)
+    view = f"{getattr(function, '__module__', '?')}.{getattr(function, '__qualname__', '?')}"
+    if function in dropin_views() or view.startswith("django.contrib.sitemaps."):
+        fix = (
+            f"Remove the pattern {match.route!r} from your urlpatterns: django_sitemapkit.urls "
+            "serves the sitemap now, and path('', include('django_sitemapkit.contrib_redirects')),"
+            " placed after it, answers the old page URLs (docs/migrating.md, Step 2)."
+        )
+    else:
+        fix = (
+            "Move path('', include('django_sitemapkit.urls')) above the pattern "
+            f"{match.route!r} in your urlpatterns."
+        )
+    return Warning(
+        f"The URL pattern {match.route!r} ({view}) comes before "
+        f"django_sitemapkit.urls in ROOT_URLCONF and answers {paths[0]!r}{more}, which "
+        "django_sitemapkit.urls serves: the sitemap's own view is never reached there.",
+        hint=fix,
+        id="sitemapkit.W062",
+    )
 
 
 def check_middleware(**kwargs: Any) -> list[CheckMessage]:

@@ -1,5 +1,6 @@
-"""What the drop-in gives a ``django.contrib.sitemaps`` class about the site it serves:
-the ``site`` of ``get_urls(site=...)``, and the request of a class that takes one.
+"""The site the drop-in serves, and what it gives a ``django.contrib.sitemaps`` class
+about it: the ``site`` of ``get_urls(site=...)``, and the request of a class that
+takes one.
 
 contrib's views give ``get_urls()`` ``get_current_site(request)``: with
 ``django.contrib.sites`` installed, the row ``SITE_ID`` names, or (without
@@ -30,12 +31,15 @@ from io import BytesIO
 from typing import Any
 
 from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest
 
+from django_sitemapkit.registry import ADD_APP, installed
 from django_sitemapkit.sites.base_urls import DEFAULT_PORTS, Origin
-from django_sitemapkit.sites.configured import framework_site_for
+from django_sitemapkit.sites.configured import SitemapSite, framework_site_for
 from django_sitemapkit.sites.framework import SITES_APP, UnusableSite, current_site, site_id
+from django_sitemapkit.sites.hosts import site_for_request
 
 
 class OriginSite:
@@ -49,6 +53,25 @@ class OriginSite:
 
     def __str__(self) -> str:
         return self.domain
+
+
+def served_site(request: HttpRequest) -> SitemapSite:
+    """The site ``request`` is for. The drop-in works without the app installed, but
+    its system checks then never ran: a missing or bad base URL (sitemapkit.E001 to
+    E004) is an ``ImproperlyConfigured`` that says so, and how to have it checked,
+    not one a deploy's ``check`` could have caught. (A ``Site`` row that cannot
+    give the base URL is ``UnusableSite``, answered 503 by ``answered()``.)"""
+    try:
+        return site_for_request(request)
+    except UnusableSite:
+        raise
+    except ImproperlyConfigured as exc:
+        if installed():
+            raise
+        raise ImproperlyConfigured(
+            f"{exc} django_sitemapkit is not in INSTALLED_APPS, so manage.py check, which "
+            f"reports this, does not check its settings. {ADD_APP}"
+        ) from exc
 
 
 def given_site(origin: Origin) -> Any:

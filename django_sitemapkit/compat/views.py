@@ -42,12 +42,12 @@ from django.views.decorators.http import require_safe
 from django_sitemapkit.compat.lastmods import every_lastmod
 from django_sitemapkit.compat.pages import ContribPager
 from django_sitemapkit.compat.plan import contrib_source
+from django_sitemapkit.compat.served import served_site
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import fitting, index_lastmod, page_runs
 from django_sitemapkit.encoding.encoder import Encoder, Entry, urlset
 from django_sitemapkit.locations.policy import LocationPolicy, entry_context, fixed_script_prefix
 from django_sitemapkit.sites.configured import SitemapSite
-from django_sitemapkit.sites.hosts import site_for_request
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import close_iterator
@@ -103,7 +103,7 @@ def index(
     ...})``, page 2 on with ``?p=``. ``template_name`` is ignored."""
 
     def respond() -> HttpResponseBase:
-        site = site_for_request(request)
+        site = served_site(request)
         origin = site.origin
         listed: list[tuple[str, LastmodValue | None]] = []
         with entry_context():
@@ -164,7 +164,7 @@ def sitemap(
     )
 
     def respond() -> HttpResponseBase:
-        site = site_for_request(request)
+        site = served_site(request)
         found = plans(sitemaps, names, site, request)
         number = 1
         for plan in found:

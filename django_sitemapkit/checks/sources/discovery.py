@@ -7,6 +7,10 @@ app holding it out of ``INSTALLED_APPS``. The check names such files, found on
 the file system: the packages of ``ROOT_URLCONF`` and of the settings module
 (or their directory, where they are top-level modules), ``BASE_DIR`` and its
 immediate subdirectories.
+
+A project whose URLconf routes to the drop-in views (``django_sitemapkit.compat``,
+docs/migrating.md, Step 1) has its sitemap served without a source: only a
+stray ``sitemaps.py`` is worth a word then.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Warning
 from django.urls import get_resolver
 
+from django_sitemapkit.checks.compat import dropin_routed
 from django_sitemapkit.registry import registry
 
 
@@ -55,6 +60,8 @@ def check_discovery(**kwargs: Any) -> list[CheckMessage]:
         return []
     strays = stray_modules()
     if not strays:
+        if dropin_routed():
+            return []
         return [
             Warning(
                 "No sitemap source is registered: the sitemap index lists no sections.",
