@@ -150,9 +150,7 @@ def members(archive: Path) -> set[str]:
         with zipfile.ZipFile(archive) as wheel:
             return {name for name in wheel.namelist() if not name.endswith("/")}
     with tarfile.open(archive) as sdist:
-        return {
-            member.name.partition("/")[2] for member in sdist.getmembers() if member.isfile()
-        }
+        return {member.name.partition("/")[2] for member in sdist.getmembers() if member.isfile()}
 
 
 def metadata(wheel: Path) -> Message:

@@ -41,11 +41,12 @@ PROBE = "django_sitemapkit/templates/django_sitemapkit/probe/nested.html"
 
 
 def test_the_version_has_one_home_the_package_s_version() -> None:
-    assert Version(django_sitemapkit.__version__).public == "0.1.0"
+    # PEP 440, in the normalized form the package index shows and file names carry.
+    assert str(Version(django_sitemapkit.__version__)) == django_sitemapkit.__version__
     assert importlib.metadata.version("django-sitemapkit") == django_sitemapkit.__version__
     pyproject = (ROOT / "pyproject.toml").read_text()
     # No second literal: [project] declares the version dynamic, read from the package.
-    assert re.findall(r'^version = .*$', pyproject, flags=re.MULTILINE) == [
+    assert re.findall(r"^version = .*$", pyproject, flags=re.MULTILINE) == [
         'version = { attr = "django_sitemapkit.__version__" }'
     ]
 
@@ -83,7 +84,8 @@ def test_the_classifiers_are_the_index_s_and_name_the_pairs_tox_tests() -> None:
         for entry in re.split(r",(?![^{]*\})", tox["tox"]["labels"].partition("=")[2])
         for name in expand(entry.strip())
     ]
-    assert all(pairs) and len(pairs) == 8
+    assert all(pairs)
+    assert len(pairs) == 8
     pythons = {f"Programming Language :: Python :: 3.{p.group(1)}" for p in pairs if p}
     djangos = {f"Framework :: Django :: {p.group(2)}.{p.group(3)}" for p in pairs if p}
     assert {c for c in declared if re.fullmatch(r".*Python :: 3\.\d+", c)} == pythons
@@ -164,7 +166,9 @@ def rendered_links(description: Message) -> list[str]:
     gives each heading an anchor, and writes a link to ``#a-heading`` as one to
     the id it gives it (``#user-content-a-heading``), which works there too."""
     assert description["Description-Content-Type"] == "text/markdown"
-    html = readme_renderer.markdown.render(description.get_payload())
+    body = description.get_payload()
+    assert isinstance(body, str)
+    html = readme_renderer.markdown.render(body)
     assert html is not None
     parser = Links()
     parser.feed(html)
