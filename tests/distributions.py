@@ -96,11 +96,17 @@ class StepFailed(Exception):
 
 
 def run(command: Sequence[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    """``command``'s output (stdout and stderr together); StepFailed with it on failure."""
+    """``command``'s output (stdout and stderr together); StepFailed with it on failure.
+
+    Without PYTHONWARNINGS, which tox sets to make a DeprecationWarning an error
+    in the suite: here it would stop the tools (pip on Python 3.13 warns of its
+    own code), and the project in the clean environment runs as a user's does.
+    """
+    environ = {k: v for k, v in (env or os.environ).items() if k != "PYTHONWARNINGS"}
     done = subprocess.run(
         list(command),
         cwd=cwd,
-        env=env,
+        env=environ,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
