@@ -178,9 +178,10 @@ def test_pytest_names_each_skipped_test_and_why(tmp_path: Path) -> None:
     (tmp_path / "test_skips.py").write_text(
         "import pytest\n\n\ndef test_a_skip():\n    pytest.skip('no chromium: install it')\n"
     )
+    test = tmp_path / "test_skips.py"
+    configuration = ["-c", str(PYPROJECT), "--rootdir", str(PYPROJECT.parent)]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-c", str(PYPROJECT)]
-        + ["--rootdir", str(PYPROJECT.parent), str(tmp_path / "test_skips.py")],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *configuration, str(test)],
         capture_output=True,
         text=True,
         check=False,
