@@ -9,6 +9,10 @@ from django_sitemapkit.registry import register, registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources import Field, SitemapSource, StaticPage, StaticSource
 
+# The version's one home: pyproject.toml reads it from here
+# ([tool.setuptools.dynamic]), as a literal, without importing the package.
+__version__ = "0.1.0"
+
 __all__ = [
     "Field",
     "InvalidEntry",

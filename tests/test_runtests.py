@@ -9,6 +9,7 @@ is text tox 4 printed for this repository's tox.ini.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from runtests import closing_lines, exit_status, parse_base_pythons, parse_env_l
 
 RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
 OTHER = "3.99"  # a version no machine has
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 
 def link(directory: Path, name: str) -> Path:
@@ -167,3 +169,25 @@ def test_a_failure_keeps_tox_s_status() -> None:
     lines = closing_lines(ENVS, ["py310-django52"], BASES, 3, allow_missing=False)
     assert lines[-1] == "runtests: 1 of 3 environments ran: FAILED (tox exit status 3)."
     assert exit_status(3, missing=2, allow_missing=False) == 3
+
+
+@pytest.mark.slow
+def test_pytest_names_each_skipped_test_and_why(tmp_path: Path) -> None:
+    # The suite's own configuration (pyproject.toml's addopts), on a test that
+    # skips: the closing summary gives its reason, in CI's log too.
+    (tmp_path / "test_skips.py").write_text(
+        "import pytest\n\n\ndef test_a_skip():\n    pytest.skip('no chromium: install it')\n"
+    )
+    test = tmp_path / "test_skips.py"
+    configuration = ["-c", str(PYPROJECT), "--rootdir", str(PYPROJECT.parent)]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *configuration, str(test)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    skipped = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == 1
+    assert skipped[0].startswith("SKIPPED [1] ")
+    assert skipped[0].endswith("test_skips.py:5: no chromium: install it")
