@@ -48,9 +48,10 @@ def lastmod_expression(declaration: Declaration) -> Any:
 
 
 def declared_paths(declaration: Declaration) -> list[str]:
-    """The field paths ``noindex`` and ``canonical`` name, for the check of paths (E011)."""
-    noindex, canonical = declaration["noindex"], declaration["canonical"]
-    return [path for path in (noindex, canonical) if isinstance(path, str)]
+    """The field paths ``noindex``, ``canonical`` and ``title`` name, for the check of
+    paths (E011)."""
+    named = (declaration["noindex"], declaration["canonical"], declaration["title"])
+    return [path for path in named if isinstance(path, str)]
 
 
 def listed(declaration: Declaration, site: SitemapSite) -> QuerySet[Any]:
