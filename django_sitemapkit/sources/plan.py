@@ -46,12 +46,15 @@ from django_sitemapkit.sources.entries import (
 from django_sitemapkit.sources.extended import extension_prefixes, language_codes
 from django_sitemapkit.sources.keyset import KeyColumn, ordering_key
 from django_sitemapkit.sources.lastmods import dated_path, page_lastmods
-from django_sitemapkit.sources.listing import Listing, compile_listing, listed
+from django_sitemapkit.sources.listing import Listing, columns, compile_listing, listed, present
 from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, SectionStats
 from django_sitemapkit.sources.rows import RowShape, raw_values
 from django_sitemapkit.sources.static import StaticPager
 from django_sitemapkit.sources.titles import TitleReader, field_title, static_title, title_path
 from django_sitemapkit.sources.writer import PageWriter, Writer, compile_writer
+
+#: Rows per page, URLs per page, and the languages.
+Sizes = tuple[int, int, tuple[str | None, ...]]
 
 
 @dataclass(frozen=True)
@@ -131,12 +134,9 @@ def compile_plan(
         return static_plan(declaration, policy, visitor)
 
 
-def sizes(
-    declaration: Declaration, visitor: bool = False
-) -> tuple[int, int, tuple[str | None, ...]]:
+def sizes(declaration: Declaration, visitor: bool = False) -> Sizes:
     """Rows per page (as many as keep every page within its URL limit), URLs per page,
-    and the languages. A visitor's page is ``SITEMAPKIT_HTML_PAGE_SIZE`` URLs,
-    whatever the XML's are: a size a browser renders quickly."""
+    and the languages; a visitor's page is ``SITEMAPKIT_HTML_PAGE_SIZE`` URLs."""
     limit = declaration["limit"]
     size = conf.HTML_PAGE_SIZE if visitor else min(conf.LIMIT, limit or MAX_URLS)
     if declaration["news"] is not None and not visitor:
@@ -144,26 +144,6 @@ def sizes(
     languages = language_codes(declaration)
     rows = max(1, size // len(languages))
     return rows, rows * len(languages), languages
-
-
-def columns(declaration: Declaration, *, lastmod: bool) -> list[str]:
-    """Every field path a row needs, primary key first; with ``lastmod=False``,
-    the lastmod path only if something else reads it too."""
-    paths = ["pk", *declaration["url_kwargs"].values()]
-    for attribute in ("lastmod", "changefreq", "priority")[0 if lastmod else 1 :]:
-        path = field_path(declaration, attribute, True)
-        if path is not None:
-            paths.append(path)
-    news = declaration["news"]
-    if news is not None:
-        paths.extend((news.title, news.publication_date))
-    paths.extend(declaration["fields"])
-    return list(dict.fromkeys(paths))
-
-
-def present(paths: Sequence[str | None]) -> list[str]:
-    """``paths`` less ``None`` and repeats, in order."""
-    return list(dict.fromkeys(path for path in paths if path is not None))
 
 
 def order_by(declaration: Declaration, queryset: QuerySet[Any]) -> list[str]:
@@ -241,8 +221,9 @@ def queryset_plan(
     if listing.per_row_canonical is not None:
         writer = checked_writer(writer, row_check(read_field(listing.per_row_canonical), policy))
     title = None if titled is None else field_title(read_field(titled))
-    plan = finished(declaration, pager, format_, writer, rows.db, visitor)
-    plan = replace(plan, listing=listing, title=title)
+    plan = replace(
+        finished(declaration, pager, format_, writer, rows.db, visitor, title), listing=listing
+    )
     return plan if located_by_hook else replace(plan, url_name=url_name)
 
 
@@ -271,8 +252,8 @@ def static_plan(declaration: Declaration, policy: LocationPolicy, visitor: bool)
     writer = compile_writer(
         declaration, policy, RowFormat.STATIC, maker, locator, read_field, languages, None, None
     )
-    plan = finished(declaration, pager, RowFormat.STATIC, writer, None, visitor)
-    return replace(plan, title=static_title) if visitor else plan
+    title = static_title if visitor else None
+    return finished(declaration, pager, RowFormat.STATIC, writer, None, visitor, title)
 
 
 def finished(
@@ -282,6 +263,7 @@ def finished(
     writer: Writer,
     database: str | None,
     visitor: bool,
+    title: TitleReader | None,
 ) -> Plan:
     page_size, url_limit, languages = sizes(declaration, visitor)
     document = urlset(extension_prefixes(declaration))
@@ -303,4 +285,5 @@ def finished(
         database,
         lastmods,
         queryset,
+        title=title,
     )
