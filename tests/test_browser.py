@@ -274,7 +274,11 @@ def test_index_in_chromium(base_url: str, tmp_path: Path) -> None:
         (section.heading, section.summary.split(",")[0], section.pages)
         for section in index_sections(dom)
     ] == [
-        (name.capitalize(), f"{count:,} pages", [Link("Page 1", f"/sitemap-{name}-1.html")])
+        (
+            name.capitalize(),
+            f"{count:,} pages",
+            [Link(f"1\N{EN DASH}{count:,}", f"/sitemap-{name}-1.html")],
+        )
         for name, count in urls.items()
     ]
     assert sorted(urls) == ["categories", "pages", "posts"]

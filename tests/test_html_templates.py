@@ -86,7 +86,7 @@ def test_a_site_s_templates_extend_its_own_base_template(
     assert headers["Content-Security-Policy"] == "default-src 'none'; style-src 'self'"
     index = document(fetch(client, "/sitemap.html")[1])
     assert text(found(index, "//header")[0]) == "Example blog, for /sitemap.html"
-    assert index_sections(index)[0].pages == [Link("Page 1", "/sitemap-articles-1.html")]
+    assert index_sections(index)[0].pages == [Link("1", "/sitemap-articles-1.html")]
 
 
 def test_the_app_s_templates_serve_a_project_with_no_template_engine(

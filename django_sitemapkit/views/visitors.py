@@ -69,7 +69,13 @@ def section_context(item: Section, origin: str) -> dict[str, Any]:
         "urls_text": numbered(urls),
         "lastmod": lastmod,
         "pages": [
-            {"number": number, "url": page_path(plan.section, number, html.URL_NAMESPACE)}
+            {
+                "number": number,
+                "url": page_path(plan.section, number, html.URL_NAMESPACE),
+                # Which of the section's URLs it lists, from "first" to "last".
+                "first": numbered((number - 1) * size * len(plan.languages) + 1),
+                "last": numbered(min(number * size * len(plan.languages), urls)),
+            }
             for number in range(1, pages + 1)
         ],
     }
