@@ -117,6 +117,16 @@ def test_a_page_template_must_say_where_the_rows_go(
         "The template 'django_sitemapkit/sitemap_page.html' writes {{ sitemap_rows }} 0 times; "
         "it must write it exactly once, where the rows go."
     )
+    # Found before the response, not after its first bytes: the index's too.
+    index = "{% extends 'base.html' %}{% block content %}{{ sitemap_rows }}{{ sitemap_rows }}"
+    write_templates(
+        site_templates, {"django_sitemapkit/sitemap_index.html": index + "{% endblock %}"}
+    )
+    with pytest.raises(ImproperlyConfigured) as raised:
+        client.get("/sitemap.html")
+    assert str(raised.value).startswith(
+        "The template 'django_sitemapkit/sitemap_index.html' writes {{ sitemap_rows }} 2 times;"
+    )
 
 
 def test_the_policy_names_the_style_sheet_the_page_includes(

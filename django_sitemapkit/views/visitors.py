@@ -55,7 +55,7 @@ def numbered(value: int) -> str:
     return formats.number_format(value, force_grouping=True)
 
 
-def section_context(item: Section, origin: str) -> dict[str, Any]:
+def section_context(item: Section) -> dict[str, Any]:
     """What ``sitemap_section.html`` is given of a section, as ``section``."""
     plan, stats = item.plan, item.stats
     size = rows_per_page(plan)
@@ -82,7 +82,6 @@ def section_context(item: Section, origin: str) -> dict[str, Any]:
 
 
 def database_html_index(request: HttpRequest, site: SitemapSite) -> HttpResponseBase:
-    origin = site.origin.url
     shown = representation()
 
     def body(found: list[Section]) -> Iterator[bytes]:
@@ -93,15 +92,22 @@ def database_html_index(request: HttpRequest, site: SitemapSite) -> HttpResponse
             "urls_text": numbered(urls),
             "sections": len(found),
         }
+        # Rendered now, before the response: a template's mistake is a 500, not a
+        # document cut short after its headers.
         layout = html.frame(html.INDEX_TEMPLATE, {"sitemap": context}, request)
-        section = html.template(html.SECTION_TEMPLATE)
-        yield layout.opening
-        for item in found:
-            # One section at a time: a section of many pages is one render, never the index.
-            yield section.render({"section": section_context(item, origin)}).encode()
-        yield layout.closing
+        return sections_between(layout, found)
 
     return index_response(request, site, shown, body)
+
+
+def sections_between(layout: html.HtmlLayout, found: list[Section]) -> Iterator[bytes]:
+    """The index's sections between the halves of its layout, one render each: a
+    section of many pages is one string, never the whole index."""
+    section = html.template(html.SECTION_TEMPLATE)
+    yield layout.opening
+    for item in found:
+        yield section.render({"section": section_context(item)}).encode()
+    yield layout.closing
 
 
 def titled_lines(plan: Plan, markup: Callable[[Entry, str | None], str]) -> Callable[..., Lines]:
@@ -158,14 +164,13 @@ def database_html_page(
     stats = page_stats(plan, page)
     if stats.rows == 0:
         raise Http404(f"Sitemap section {section!r} has no page {page}.")
-    whole = plan.pager.section_stats()
-    pages = -(-whole.rows // size)
+    # What "page 2 of 9" and the next page's link need: the section's rows.
+    total = plan.pager.count()
+    pages = -(-total // size)
     shown = representation()
     etag = None
     if stats.lastmod is not None:
-        etag = weak_etag(
-            site, shown.label, section, page, size, *stats.fingerprint, *whole.fingerprint
-        )
+        etag = weak_etag(site, shown.label, section, page, size, total, *stats.fingerprint)
 
     def body() -> Iterator[bytes]:
         origin = site.origin.url
