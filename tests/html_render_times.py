@@ -2,7 +2,7 @@
 by its number of links: the figures of docs/performance.md ("The HTML sitemap in
 a browser") and of ``SITEMAPKIT_HTML_PAGE_SIZE``'s default.
 
-    python tests/html_render_times.py --sizes 1000,2000,10000,50000 --runs 9
+    PYTHONPATH=tests python tests/html_render_times.py --sizes 1000,2000,10000,50000 --runs 9
 
 Each page is made by the app's own templates (``frame()`` and ``row_markup()``,
 as the view makes them) with titles of about 45 characters and URLs of about
@@ -37,7 +37,14 @@ def page(links: int) -> bytes:
     from django_sitemapkit.encoding import html
     from django_sitemapkit.encoding.encoder import Entry
 
-    context = {"title": "Posts", "heading": "Posts", "page": 1, "pages": 5}
+    context = {
+        "title": "Posts",
+        "heading": "Posts",
+        "page": 1,
+        "pages": 5,
+        "index_url": "/sitemap.html",
+        "next_url": "/sitemap-posts-2.html",
+    }
     layout = html.frame(html.PAGE_TEMPLATE, {"sitemap": context}, RequestFactory().get("/"))
     markup = html.row_markup("https://www.example.com")
     rows = "".join(
@@ -59,7 +66,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     options = parser.parse_args()
-    settings.configure(INSTALLED_APPS=["django_sitemapkit"], USE_TZ=True)
+    # test_browser.py's flags; importing it imports the test app's models too.
+    apps = ["django.contrib.contenttypes", "django.contrib.sites", "testapp", "django_sitemapkit"]
+    settings.configure(INSTALLED_APPS=apps, USE_TZ=True)
     django.setup()
     from devtools import Browser
     from test_browser import CHROMIUM_FLAGS
