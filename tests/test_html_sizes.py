@@ -30,6 +30,7 @@ def test_pages_for_visitors_have_their_own_size_and_a_pager(
         ArticleFactory.create(title=f"Post {number}")
     second = document(fetch(client, "/sitemap-articles-2.html")[1])
     assert text(found(second, "//h1")[0]) == "Articles page 2 of 3"
+    assert text(found(second, "//title")[0]) == "Articles, page 2 · Sitemap"
     assert [row.link.text for row in page_rows(second)] == ["Post 2", "Post 3"]
     assert pager(second) == {
         "prev": "/sitemap-articles-1.html",

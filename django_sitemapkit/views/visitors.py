@@ -17,7 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django.utils import formats, translation
 
 from django_sitemapkit.conf import conf
-from django_sitemapkit.documents import Section, page_runs
+from django_sitemapkit.documents import ChunkWriter, Section, page_runs
 from django_sitemapkit.encoding import html
 from django_sitemapkit.encoding.encoder import Entry, Lines
 from django_sitemapkit.locations.policy import index_path, page_path
@@ -110,7 +110,7 @@ def sections_between(layout: html.HtmlLayout, found: list[Section]) -> Iterator[
     yield layout.closing
 
 
-def titled_lines(plan: Plan, markup: Callable[[Entry, str | None], str]) -> Callable[..., Lines]:
+def titled_lines(plan: Plan, markup: Callable[[Entry, str | None], str]) -> ChunkWriter:
     """The lines of a chunk of rows: each entry's row with the title of the row it
     came from (one row gives an entry per language); entries alone where the
     section has no titles (a drop-in class's)."""
@@ -134,7 +134,12 @@ def titled_lines(plan: Plan, markup: Callable[[Entry, str | None], str]) -> Call
 def page_context(plan: Plan, page: int, pages: int) -> dict[str, Any]:
     """What ``sitemap_page.html`` is given of the page, as ``sitemap``."""
     heading = as_words(plan.section)
-    title = heading if pages == 1 else f"{heading}, page {page}"
+    title = heading
+    if pages > 1:
+        title = translation.gettext("%(heading)s, page %(page)s") % {
+            "heading": heading,
+            "page": page,
+        }
 
     def link(number: int) -> str | None:
         if not 1 <= number <= pages:
