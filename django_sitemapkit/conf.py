@@ -39,6 +39,13 @@ SMALLEST_MAX_BYTES = 1_024
 #: of level 9's on the pages measured (docs/performance.md, "Faster builds").
 GZIP_LEVEL = 7
 
+#: The default of ``SITEMAPKIT_HTML_PAGE_SIZE``: a page headless Chromium renders in
+#: well under a second (docs/performance.md, "The HTML sitemap in a browser").
+HTML_PAGE_SIZE = 1_000
+#: The default of ``SITEMAPKIT_HTML_CSP``: the default templates load nothing, and
+#: their one inline style sheet is allowed by its digest (CSP level 2 "hash-source").
+HTML_CSP = "default-src 'none'; style-src {style}; base-uri 'none'; form-action 'none'"
+
 #: Values of ``SITEMAPKIT_SERVE``.
 SERVE_CHOICES = ("database", "files", "files-or-database")
 #: Values of ``SITEMAPKIT_SITE_SCHEME``.
@@ -99,6 +106,20 @@ class Settings:
         # (django.contrib.sitemaps sends it too, since Django ticket #18351).
         "noindex",
         "Sent as the `X-Robots-Tag` header of every sitemap document; `None` sends none.",
+    )
+    # -- the HTML sitemap for visitors (docs/html-sitemap.md) --
+    HTML_PAGE_SIZE: Setting[int] = Setting(
+        "int",
+        HTML_PAGE_SIZE,
+        "Links per page of the HTML sitemap for visitors, from 1 to 50,000, whatever the "
+        "XML's page size.",
+        WholeNumber(1, MAX_URLS),
+    )
+    HTML_CSP: Setting[str | None] = Setting(
+        "str | None",
+        HTML_CSP,
+        "The `Content-Security-Policy` of the HTML sitemap's pages, `{style}` standing for "
+        "its inline style sheet's hash; `None` sends none of the app's own.",
     )
     # -- robots.txt (docs/robots.md) --
     ROBOTS: Setting[str | None] = Setting(

@@ -38,6 +38,9 @@ from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally, skip_row
 from django_sitemapkit.values import Horizon, format_lastmod
 
+#: Writes a chunk of rows as lines, counting what it skips in the tally.
+ChunkWriter = Callable[[Chunk, "Tally | None"], Lines]
+
 
 def page_runs(
     plan: Plan,
@@ -45,10 +48,14 @@ def page_runs(
     start: tuple[object, ...] | None = None,
     tally: Tally | None = None,
     element: Callable[[Entry], str] = url_element,
+    *,
+    write: ChunkWriter | None = None,
 ) -> Iterator[Lines]:
     """The lines of ``page``, a chunk of rows at a time, each chunk written in the
-    plan's context."""
-    return written(plan, page, plan.pager.chunks(page, start, tally), tally, element)
+    plan's context: by the plan's writer with ``element``, or by ``write`` (the
+    HTML sitemap's, which reads each row's title too)."""
+    chunks = plan.pager.chunks(page, start, tally)
+    return written(plan, page, chunks, tally, element, write=write)
 
 
 def written(
@@ -57,6 +64,8 @@ def written(
     chunks: Iterator[Chunk],
     tally: Tally | None = None,
     element: Callable[[Entry], str] = url_element,
+    *,
+    write: ChunkWriter | None = None,
 ) -> Iterator[Lines]:
     """The lines of each chunk of the rows of ``page``, written in the plan's context;
     when they end, the page's skips are summed up in the log (``Tally.end_page()``).
@@ -68,7 +77,9 @@ def written(
     try:
         for chunk in chunks:
             with plan.context():
-                lines = writer.lines(chunk, tally, element)
+                lines = (
+                    writer.lines(chunk, tally, element) if write is None else write(chunk, tally)
+                )
             yield lines
     finally:
         close_iterator(chunks)

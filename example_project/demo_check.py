@@ -19,9 +19,9 @@ each site:
    Django's debug page (demo.sh runs the server with ``DJANGO_DEBUG=0``);
 7. checks contrib's old page URL of the categories: a 301 to the site's own page
    where the site lists them, a 404 where it does not;
-8. checks the HTML sitemap: ``/sitemap.html`` links to exactly the pages of the
-   XML index, and the HTML page of the site's last section shows the URLs of
-   its XML page;
+8. checks the HTML sitemap for visitors: ``/sitemap.html`` links to each
+   section's pages, numbered from 1, whose first and last show the section's
+   first and last URLs, as many as its XML pages list;
 9. with ``--files DIR``, compares every document served with the file
    ``build_sitemaps`` wrote for it (in ``DIR/<site>/`` when there are several
    sites): they must be the same bytes.
@@ -36,6 +36,7 @@ It needs only lxml and the project's own settings (for the database counts).
 from __future__ import annotations
 
 import argparse
+import html
 import re
 import sys
 import time
@@ -65,7 +66,7 @@ NEW_PAGE = "/sitemap-categories-1.xml"
 DEBUG_PAGE_MARKERS = (b"Page not found at", b"DEBUG = True")
 #: What the HTML sitemap's links point at, and the locations its pages show.
 HREF = re.compile(r'href="([^"]+)"')
-SHOWN_LOCATION = re.compile(r'<th scope="row"><a href="[^"]*">([^<]+)</a>')
+SHOWN_LOCATION = re.compile(r'<li><a href="(/[^"]*)">')
 
 
 def check_not_found(base_url: str) -> None:
@@ -119,29 +120,46 @@ def check_robots(site: Site) -> None:
 
 
 def check_html(site: Site, pages: list[Page]) -> None:
-    """/sitemap.html links to exactly the XML index's pages (and their HTML pages);
-    the HTML page of the last one shows exactly the locations of its XML page."""
+    """/sitemap.html links to each section's pages for visitors, numbered from 1 (their
+    size is SITEMAPKIT_HTML_PAGE_SIZE's, not the XML's); the first and the last of
+    each show the section's first and last locations, as many as it lists."""
     response = fetch(site.base_url + "/sitemap.html")
     print(f"\n== GET {site.base_url}/sitemap.html  ({response.describe()})")
     if response.status != 200 or not (response.header("Content-Type") or "").startswith(
         "text/html"
     ):
         raise CheckFailed(f"{response.url} answered {response.status}, not an HTML page")
-    links = set(HREF.findall(response.body.decode()))
-    xml = {f"/{page.name}" for page in pages}
-    html = {path.removesuffix(".xml") + ".html" for path in xml}
-    if links != xml | html:
-        raise CheckFailed(
-            f"{response.url} links to {sorted(links)}, expected the index's pages {sorted(xml)} "
-            "and their HTML pages"
-        )
-    print(f"   links to the {len(xml)} pages of the XML index, and to their HTML pages")
-    last = pages[-1]
-    shown_page = fetch(site.base_url + "/" + last.name.removesuffix(".xml") + ".html")
-    shown = SHOWN_LOCATION.findall(shown_page.body.decode())
-    print(f"   {shown_page.url}: {shown_page.describe()}, {len(shown)} locations shown")
-    if shown_page.status != 200 or shown != last.locs:
-        raise CheckFailed(f"{shown_page.url} does not show the locations of {last.name}")
+    links = HREF.findall(response.body.decode())
+    listed: dict[str, list[str]] = {}
+    for page in pages:
+        listed.setdefault(page.section, []).extend(page.locs)
+    for section, locs in listed.items():
+        numbers = [
+            int(found)
+            for found in re.findall(
+                rf"^/sitemap-{section}-(\d+)\.html$", "\n".join(links), re.MULTILINE
+            )
+        ]
+        if not numbers or numbers != list(range(1, len(numbers) + 1)):
+            raise CheckFailed(f"{response.url} links to pages {numbers} of {section!r}")
+        first = shown_locations(site, section, 1)
+        last = first if len(numbers) == 1 else shown_locations(site, section, len(numbers))
+        if (
+            first != locs[: len(first)]
+            or last != locs[len(locs) - len(last) :]
+            or (len(numbers) - 1) * len(first) + len(last) != len(locs)
+        ):
+            raise CheckFailed(f"the HTML pages of {section!r} do not show its {len(locs)} URLs")
+        print(f"   {section}: {len(numbers)} pages for visitors show its {len(locs):,} URLs")
+
+
+def shown_locations(site: Site, section: str, number: int) -> list[str]:
+    """The locations a page for visitors links to, on the site's base URL."""
+    shown_page = fetch(f"{site.base_url}/sitemap-{section}-{number}.html")
+    if shown_page.status != 200:
+        raise CheckFailed(f"{shown_page.url} answered {shown_page.status}")
+    found = SHOWN_LOCATION.findall(shown_page.body.decode())
+    return [site.base_url + html.unescape(path) for path in found]
 
 
 def check_unknown_host(host: str) -> str:

@@ -11,20 +11,25 @@
 # shot by Debian's headless Chromium at 1200 x 900. The server and the
 # temporary files are removed on exit, whatever happens.
 #
-# Environment: PYTHON (default: the repository's .venv, else python3; it needs
-# the package and factory-boy), CHROMIUM (default: chromium), SEED_ROWS
-# (default 100000: two pages of posts), BASE_URL (the host the links show,
-# default https://www.example.com; the pages are fetched from 127.0.0.1).
+# Environment: PYTHON (default: example_project/.venv, the one demo.sh makes,
+# else the repository's .venv, else python3; it needs the package and
+# factory-boy), CHROMIUM (default: chromium), SEED_ROWS (default 3000: three
+# pages of posts for visitors), BASE_URL (the host the links show, default
+# https://www.example.com; the pages are fetched from 127.0.0.1).
 
 set -Eeuo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 if [[ -z "${PYTHON:-}" ]]; then
-    if [[ -x "$ROOT/.venv/bin/python" ]]; then PYTHON="$ROOT/.venv/bin/python"; else PYTHON=python3; fi
+    # demo.sh builds its virtual environment in example_project/.venv.
+    PYTHON=python3
+    for candidate in "$HERE/.venv/bin/python" "$ROOT/.venv/bin/python"; do
+        if [[ -x "$candidate" ]]; then PYTHON="$candidate"; break; fi
+    done
 fi
 CHROMIUM="${CHROMIUM:-chromium}"
-SEED_ROWS="${SEED_ROWS:-100000}"
+SEED_ROWS="${SEED_ROWS:-3000}"
 DOCS="$ROOT/docs"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/sitemapkit-screenshot.XXXXXX")"

@@ -38,18 +38,17 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from devtools import Browser
 from factories import ArticleFactory
+from html_pages import Link, index_sections, page_rows
 from lxml import html as lxml_html
 from lxml.html import HtmlElement
 from processes import EXAMPLE_DIR, example_environ, example_manage
 from pytest_django.live_server_helper import LiveServer
-from sitemap_xml import ExtendedUrl, parse_extended_urlset, parse_index
+from sitemap_xml import parse_extended_urlset, parse_index
 from testapp.sitemaps import ArticleSource
 
 POSTS = 30
 SERVER_START_SECONDS = 30
 CHROMIUM_SECONDS = 60
-INDEX_COLUMNS = ["Section page", "URLs", "Last modified", "XML"]
-PAGE_COLUMNS = ["URL", "Last modified", "Change frequency", "Priority", "Alternates", "Images"]
 XML_PAGE = re.compile(r"/sitemap-(?P<section>[a-z0-9_]+)-(?P<page>[1-9][0-9]*)\.xml")
 # The flags of every run; a fresh --user-data-dir and the action come after.
 CHROMIUM_FLAGS = [
@@ -229,21 +228,6 @@ def text(node: HtmlElement) -> str:
     return content.strip()
 
 
-def table_rows(dom: HtmlElement, columns: list[str]) -> list[HtmlElement]:
-    """The body rows of the document's one table, after checking its head."""
-    table = one(dom, "//table")
-    assert text(one(table, "caption"))
-    headers = elements(table, "thead/tr/th")
-    assert [text(th) for th in headers] == columns
-    assert [th.get("scope") for th in headers] == ["col"] * len(columns)
-    rows = elements(table, "tbody/tr")
-    for row in rows:
-        # The row header and one cell per other column.
-        assert [cell.tag for cell in row] == ["th"] + ["td"] * (len(columns) - 1)
-        assert row[0].get("scope") == "row"
-    return rows
-
-
 def assert_self_contained(dom: HtmlElement, base: str, csp: str | None) -> None:
     """Nothing loaded from anywhere; every link a path, to the host that served the page."""
     assert elements(dom, "//script") == []
@@ -277,32 +261,27 @@ def test_index_in_chromium(base_url: str, tmp_path: Path) -> None:
     dom = browser_dom(f"{base_url}/sitemap.html", tmp_path / "profile")
 
     assert text(one(dom, "//h1")) == "Sitemap"
-    rows = table_rows(dom, INDEX_COLUMNS)
-    # One row per page of every section: those the XML index lists, in its order.
-    assert len(rows) == len(index)
-    sections = []
-    for row, (loc, lastmod) in zip(rows, index, strict=True):
+    # Each section of the XML index under its heading, in its order, with as many
+    # URLs as its XML pages list, and one page for visitors (under 1,000 URLs).
+    urls: dict[str, int] = {}
+    for loc, _ in index:
         match = XML_PAGE.fullmatch(loc.removeprefix(base_url))
         assert match is not None, loc
-        section, page = match["section"], int(match["page"])
-        sections.append(section)
-        html_link = one(row[0], "a")
-        # Site-relative, so the HTML sitemap stays on the host it is read on.
-        assert html_link.get("href") == f"/sitemap-{section}-{page}.html"
-        assert text(html_link) == f"{section}, page {page}"
-        # The count is the number of <url>s on that XML page.
-        urls = parse_extended_urlset(fetch(loc).body)
-        assert text(row[1]) == f"{len(urls):,}"
-        if lastmod is None:
-            assert text(row[2]) == ""
-        else:
-            time_element = one(row[2], "time")
-            assert time_element.get("datetime") == lastmod
-            assert text(time_element) == lastmod
-        xml_link = one(row[3], "a")
-        assert urljoin(f"{base_url}/sitemap.html", xml_link.get("href") or "") == loc
-        assert text(xml_link) == loc
-    assert sorted(sections) == ["categories", "pages", "posts"]
+        urls[match["section"]] = urls.get(match["section"], 0) + len(
+            parse_extended_urlset(fetch(loc).body)
+        )
+    assert [
+        (section.heading, section.summary.split(",")[0], section.pages)
+        for section in index_sections(dom)
+    ] == [
+        (
+            name.capitalize(),
+            f"{count:,} pages",
+            [Link(f"1\N{EN DASH}{count:,}", f"/sitemap-{name}-1.html")],
+        )
+        for name, count in urls.items()
+    ]
+    assert sorted(urls) == ["categories", "pages", "posts"]
     assert_self_contained(dom, base_url, served.csp)
 
 
@@ -312,41 +291,23 @@ def test_section_page_in_chromium(base_url: str, tmp_path: Path) -> None:
     served = fetch(f"{base_url}/sitemap-posts-1.html")
     assert served.content_type == "text/html; charset=utf-8"
 
-    index_dom = browser_dom(f"{base_url}/sitemap.html", tmp_path / "index-profile")
     dom = browser_dom(f"{base_url}/sitemap-posts-1.html", tmp_path / "page-profile")
 
-    assert text(one(dom, "//h1")) == "Sitemap: posts, page 1"
-    rows = table_rows(dom, PAGE_COLUMNS)
-    # The <loc>s of the XML page, in the same order, each a link to itself.
+    assert text(one(dom, "//h1")) == "Posts"
+    rows = page_rows(dom)
+    # The <loc>s of the XML page, in the same order, each a link titled by its post.
     page_url = f"{base_url}/sitemap-posts-1.html"
-    hrefs = [one(row[0], "a").get("href") or "" for row in rows]
-    assert all(link.startswith("/") for link in hrefs), hrefs
-    assert [urljoin(page_url, link) for link in hrefs] == [url.loc for url in urls]
-    assert [text(one(row[0], "a")) for row in rows] == [url.loc for url in urls]
-    for row, url in zip(rows, urls, strict=True):
-        assert_url_row(row, url)
-    # The index's count for this page is the number of rows here.
-    index_rows = table_rows(index_dom, INDEX_COLUMNS)
-    (posts_row,) = [
-        row for row in index_rows if one(row[0], "a").get("href") == "/sitemap-posts-1.html"
-    ]
-    assert text(posts_row[1]) == f"{len(rows):,}"
+    assert [urljoin(page_url, row.link.href) for row in rows] == [url.loc for url in urls]
+    assert [row.lastmod and row.lastmod[0] for row in rows] == [url.lastmod for url in urls]
+    for row in rows:
+        # Titled by the post's title, not by the path that stands in for none.
+        assert row.link.text, row
+        assert not row.link.text.startswith("/"), row
+        if row.lastmod is not None:
+            assert re.fullmatch(r"[A-Z][a-z]+\.? [0-9]{1,2}, [0-9]{4}", row.lastmod[1]), row
     # Back to the index, on the host the page was read on.
-    assert elements(dom, "//main/p/a")[0].get("href") == "/sitemap.html"
+    assert one(dom, "//p[@class='sitemap-crumbs']/a").get("href") == "/sitemap.html"
     assert_self_contained(dom, base_url, served.csp)
-
-
-def assert_url_row(row: HtmlElement, url: ExtendedUrl) -> None:
-    """The values of one ``<url>``, and how many alternates and images it has."""
-    if url.lastmod is None:
-        assert text(row[1]) == ""
-    else:
-        assert one(row[1], "time").get("datetime") == url.lastmod
-        assert text(row[1]) == url.lastmod
-    assert text(row[2]) == (url.changefreq or "")
-    assert text(row[3]) == (url.priority or "")
-    assert text(row[4]) == str(len(url.alternates))
-    assert text(row[5]) == str(len(url.images))
 
 
 # -- every link followed, from sources that try to leave the site -----------------
@@ -431,7 +392,6 @@ def test_every_link_of_the_html_sitemap_stays_on_the_site(
     # Every link led to the site, and the site answered each.
     assert followed == {
         f"{site}sitemap-articles-1.html": 200,
-        f"{site}sitemap-articles-1.xml": 200,
         f"{site}sitemap.html": 200,
         f"{site}articles/one/": 200,
         f"{site}about/": 200,

@@ -1,4 +1,4 @@
-"""The HTML sitemap for people: ``django_sitemapkit.html_urls``."""
+"""The HTML sitemap for visitors: ``django_sitemapkit.html_urls`` (views/visitors.py)."""
 
 from __future__ import annotations
 
@@ -11,82 +11,109 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 from factories import ArticleFactory
-from lxml import html as lxml_html
+from html_pages import (
+    IndexedSection,
+    Link,
+    Listed,
+    document,
+    found,
+    index_sections,
+    page_rows,
+    pager,
+    text,
+)
 from sitemap_xml import fetch, parse_index, parse_urlset, streamed
 from testapp.models import Photo
 from testapp.sitemaps import ArticleSource, PagesSource
 
 from django_sitemapkit import InvalidEntry, Related
-from django_sitemapkit.encoding.html import STYLE, href
+from django_sitemapkit.encoding.html import href, style_sheet
 from django_sitemapkit.views.http import NO_SOURCES
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("testapp.urls_html")]
 SITE = "https://www.example.com"
 UTC = dt.timezone.utc
 Sources = Callable[..., None]
-CSP = (
-    "default-src 'none'; style-src 'sha256-"
-    + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
-    + "'; base-uri 'none'; form-action 'none'"
-)
 
 
-class SmallPages(ArticleSource):
-    limit = 2
+def policy() -> str:
+    digest = base64.b64encode(hashlib.sha256(style_sheet().encode()).digest()).decode()
+    return f"default-src 'none'; style-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
 
 
-class WithPhotos(ArticleSource):
-    name = "photos"
-    images = Related("photos", loc="url")
+class Titled(ArticleSource):
+    title = "title"
 
 
-def text(element: object) -> str:
-    assert isinstance(element, lxml_html.HtmlElement)
-    return str(element.text_content())
-
-
-def table(body: bytes) -> tuple[list[str], list[list[Any]]]:
-    """The headers and, per body row, each cell's text (and the href of its link)."""
-    document = lxml_html.fromstring(body)
-    (element,) = document.findall(".//table")
-    assert isinstance(element, lxml_html.HtmlElement)
-    headers = [text(th) for th in element.findall("./thead/tr/th")]
-    rows = []
-    for tr in element.findall("./tbody/tr"):
-        cells: list[Any] = []
-        for cell in tr:
-            link = cell.find("a")
-            content = text(cell)
-            cells.append(content if link is None else (content, link.get("href")))
-        rows.append(cells)
-    return headers, rows
-
-
-def test_the_index_lists_every_page_with_its_count_lastmod_and_links(
-    client: Client, sources: Sources
+def test_the_index_lists_each_section_under_a_heading_with_its_pages(
+    client: Client, sources: Sources, settings: Any
 ) -> None:
-    sources(SmallPages, PagesSource)
+    settings.SITEMAPKIT_HTML_PAGE_SIZE = 2
+    sources(Titled, PagesSource)
     for day in (1, 5, 3):
-        ArticleFactory.create(updated_at=dt.datetime(2024, 3, day, tzinfo=UTC))
+        ArticleFactory.create(updated_at=dt.datetime(2024, 3, day, 12, tzinfo=UTC))
     status, body, headers = fetch(client, "/sitemap.html")
     assert status == 200
     assert headers["Content-Type"] == "text/html; charset=utf-8"
-    assert headers["Content-Security-Policy"] == CSP
-    xml_index = parse_index(fetch(client, "/sitemap.xml")[1])
-    headers_row, rows = table(body)
-    assert headers_row == ["Section page", "URLs", "Last modified", "XML"]
-    expected_pages = [("articles", 1, "2"), ("articles", 2, "1"), ("pages", 1, "2")]
-    assert rows == [
-        [
-            # Links to the site's own pages are site-relative: they work on
-            # runserver too. The XML's locations are shown whole.
-            (f"{section}, page {page}", f"/sitemap-{section}-{page}.html"),
-            count,
-            lastmod or "",
-            (loc, loc.removeprefix(SITE)),
-        ]
-        for (section, page, count), (loc, lastmod) in zip(expected_pages, xml_index, strict=True)
+    assert headers["Content-Security-Policy"] == policy()
+    page = document(body)
+    assert text(found(page, "//h1")[0]) == "Sitemap"
+    assert text(found(page, "//main/p")[0]) == "5 pages in 2 sections."
+    assert index_sections(page) == [
+        IndexedSection(
+            "Articles",
+            "3 pages, updated March 5, 2024",
+            [
+                Link("1\N{EN DASH}2", "/sitemap-articles-1.html"),
+                Link("3", "/sitemap-articles-2.html"),
+            ],
+        ),
+        IndexedSection("Pages", "2 pages", [Link("1\N{EN DASH}2", "/sitemap-pages-1.html")]),
     ]
+    (updated,) = found(page, "//section/p/time")
+    assert updated.get("datetime") == "2024-03-05T12:00:00+00:00"
+    # Nothing of the crawlers' columns, nor the XML's page size: the XML has one page.
+    assert [loc for loc, _ in parse_index(fetch(client, "/sitemap.xml")[1])] == [
+        f"{SITE}/sitemap-articles-1.xml",
+        f"{SITE}/sitemap-pages-1.xml",
+    ]
+    for word in (b"changefreq", b"Change frequency", b"Priority", b".xml"):
+        assert word not in body
+
+
+def test_a_page_lists_titles_and_readable_dates_and_nothing_for_crawlers(
+    client: Client, sources: Sources
+) -> None:
+    sources(Titled)
+    ArticleFactory.create(slug="a&b'c", title="Fish & <chips>", updated_at=None)
+    ArticleFactory.create(slug="untitled", title="", updated_at=dt.datetime(2024, 3, 1, tzinfo=UTC))
+    status, body, headers = fetch(client, "/sitemap-articles-1.html")
+    assert status == 200
+    assert headers["Content-Security-Policy"] == policy()
+    page = document(body)
+    assert text(found(page, "//h1")[0]) == "Articles"
+    assert [text(element) for element in found(page, "//title")] == ["Articles · Sitemap"]
+    assert page_rows(page) == [
+        Listed(Link("Fish & <chips>", "/articles/a&b'c/"), None),
+        # No title: the URL's path stands for it.
+        Listed(
+            Link("/articles/untitled/", "/articles/untitled/"),
+            ("2024-03-01T00:00:00+00:00", "March 1, 2024"),
+        ),
+    ]
+    assert pager(page) == {}
+    # Escaped in the markup: nothing of the data can open a tag or end an attribute.
+    assert b"<chips>" not in body
+    assert b"Fish &amp; &lt;chips&gt;" in body
+    assert b"a&amp;b&#x27;c" in body
+    assert found(page, "//script | //*[@src] | //table") == []
+    for word in (b"weekly", b"0.6", b"changefreq", b"priority"):
+        assert word not in body
+
+
+class WithPhotos(Titled):
+    name = "photos"
+    images = Related("photos", loc="url")
 
 
 def test_a_page_lists_the_xml_page_s_urls_with_their_values(
@@ -94,51 +121,31 @@ def test_a_page_lists_the_xml_page_s_urls_with_their_values(
 ) -> None:
     sources(WithPhotos)
     first = ArticleFactory.create(slug="a&b'c", updated_at=dt.datetime(2024, 3, 1, tzinfo=UTC))
-    ArticleFactory.create(slug="<script>", updated_at=None)
+    ArticleFactory.create(slug="<script>", title="<script>", updated_at=None)
     Photo.objects.create(article=first, url="/1.png")
-    Photo.objects.create(article=first, url="/2.png")
-    status, body, _ = fetch(client, "/sitemap-photos-1.html")
-    assert status == 200
     xml = parse_urlset(fetch(client, "/sitemap-photos-1.xml")[1])
-    headers, rows = table(body)
-    assert headers == [
-        "URL",
-        "Last modified",
-        "Change frequency",
-        "Priority",
-        "Alternates",
-        "Images",
-    ]
-    assert rows == [
-        [
-            (url.loc, url.loc.removeprefix(SITE)),
-            url.lastmod or "",
-            url.changefreq,
-            url.priority,
-            "0",
-            images,
-        ]
-        for url, images in zip(xml, ["2", "0"], strict=True)
-    ]
+    body = fetch(client, "/sitemap-photos-1.html")[1]
+    # Each <loc> of the XML page in its order, linked site-relative; its lastmod
+    # the machine value of its date. No image is shown, nor loaded.
+    assert [
+        (row.link.href, row.lastmod and row.lastmod[0]) for row in page_rows(document(body))
+    ] == [(url.loc.removeprefix(SITE), url.lastmod) for url in xml]
     assert xml[0].loc == f"{SITE}/articles/a&b'c/"
-    # Escaped in the markup: nothing of the data can open a tag or end an attribute.
     assert b"<script>" not in body
-    assert b"a&amp;b&#x27;c" in body
-    document = lxml_html.fromstring(body)
-    assert document.findall(".//script") == []
-    assert [element.tag for element in document.iter() if element.get("src")] == []
+    assert b"1.png" not in body
 
 
-def test_html_pages_answer_404_where_the_xml_does(client: Client, sources: Sources) -> None:
-    sources(SmallPages)
+def test_html_pages_answer_404_where_there_is_no_such_page(
+    client: Client, sources: Sources
+) -> None:
+    sources(ArticleSource)
     ArticleFactory.create()
     for path in ("/sitemap-nope-1.html", "/sitemap-articles-2.html", "/sitemap-articles-0.html"):
         assert client.get(path).status_code == 404, path
-        assert client.get(path.replace(".html", ".xml")).status_code == 404, path
 
 
 def test_no_rows_no_index(client: Client, sources: Sources) -> None:
-    sources(SmallPages)
+    sources(ArticleSource)
     assert client.get("/sitemap.html").status_code == 404
 
 
@@ -146,25 +153,18 @@ def test_no_rows_no_index(client: Client, sources: Sources) -> None:
 def test_links_are_site_relative_and_the_xml_stays_absolute(
     client: Client, sources: Sources
 ) -> None:
-    sources(SmallPages)
+    sources(ArticleSource)
     ArticleFactory.create(slug="a")
     site = "https://www.example.com:8443"
-    _, index_rows = table(fetch(client, "/sitemap.html")[1])
-    assert index_rows[0][0] == ("articles, page 1", "/blog/sitemap-articles-1.html")
-    assert index_rows[0][3] == (
-        f"{site}/blog/sitemap-articles-1.xml",
-        "/blog/sitemap-articles-1.xml",
-    )
-    body = fetch(client, "/sitemap-articles-1.html")[1]
-    assert table(body)[1][0][0] == (f"{site}/blog/articles/a/", "/blog/articles/a/")
-    back = lxml_html.fromstring(body).find(".//main/p/a")
-    assert back is not None
-    assert back.get("href") == "/blog/sitemap.html"
+    index = document(fetch(client, "/sitemap.html")[1])
+    assert index_sections(index)[0].pages == [Link("1", "/blog/sitemap-articles-1.html")]
+    page = document(fetch(client, "/sitemap-articles-1.html")[1])
+    assert page_rows(page)[0].link.href == "/blog/articles/a/"
+    assert [a.get("href") for a in found(page, "//p[@class='sitemap-crumbs']/a")] == [
+        "/blog/sitemap.html"
+    ]
     assert parse_urlset(fetch(client, "/sitemap-articles-1.xml")[1])[0].loc == (
         f"{site}/blog/articles/a/"
-    )
-    assert parse_index(fetch(client, "/sitemap.xml")[1])[0][0] == (
-        f"{site}/blog/sitemap-articles-1.xml"
     )
 
 
@@ -199,22 +199,16 @@ def test_a_location_whose_path_starts_with_two_slashes_is_linked_nowhere(
     ArticleFactory.create(slug="/articles")
     evil = ArticleFactory.create(slug="/blog/..//evil.example")
     body = fetch(client, "/sitemap-articles-1.html")[1]
-    assert table(body)[1][0][0] == (f"{SITE}/articles/x", "/articles/x")
+    assert [row.link.href for row in page_rows(document(body))] == ["/articles/x"]
     assert b"evil.example" not in body
-    assert [url.loc for url in parse_urlset(fetch(client, "/sitemap-articles-1.xml")[1])] == [
-        f"{SITE}/articles/x"
-    ]
-    assert (
-        f"Skipped pk={evil.pk} of source 'articles': location '/blog/..//evil.example/x' "
-        "resolves to the path '//evil.example/x', which starts with '//' and so reads as "
-        "another host in a link (RFC 3986 section 4.2)." in caplog.messages
-    )
-    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(InvalidEntry) as raised:
-        fetch(client, "/sitemap-articles-1.html")
-    assert str(raised.value).startswith(
+    message = (
         f"Skipped pk={evil.pk} of source 'articles': location '/blog/..//evil.example/x' "
         "resolves to the path '//evil.example/x'"
     )
+    assert any(line.startswith(message) for line in caplog.messages)
+    with override_settings(SITEMAPKIT_STRICT=True), pytest.raises(InvalidEntry) as raised:
+        fetch(client, "/sitemap-articles-1.html")
+    assert str(raised.value).startswith(message)
 
 
 def test_with_no_source_registered_the_404_says_so(client: Client, sources: Sources) -> None:
@@ -229,8 +223,10 @@ def test_with_no_source_registered_the_404_says_so(client: Client, sources: Sour
         ), path
 
 
-def test_head_conditional_get_and_other_methods(client: Client, sources: Sources) -> None:
-    sources(SmallPages)
+def test_head_conditional_get_and_other_methods(
+    client: Client, sources: Sources, settings: Any
+) -> None:
+    sources(ArticleSource)
     ArticleFactory.create()
     for path in ("/sitemap.html", "/sitemap-articles-1.html"):
         response = client.get(path)
@@ -240,48 +236,25 @@ def test_head_conditional_get_and_other_methods(client: Client, sources: Sources
         head = client.head(path)
         assert (head.status_code, head.content, head["ETag"]) == (200, b"", etag)
         again = client.get(path, headers={"if-none-match": etag})
-        assert again.status_code == 304
+        assert (again.status_code, again["Content-Security-Policy"]) == (304, policy())
         assert client.post(path).status_code == 405
-        # The XML has its own validator.
+        # The XML has its own validator, and so has another page size.
         xml = client.get(path.replace(".html", ".xml"))
         streamed(xml)
         assert xml["ETag"] != etag
+        settings.SITEMAPKIT_HTML_PAGE_SIZE = 7
+        assert client.get(path, headers={"if-none-match": etag}).status_code == 200
+        del settings.SITEMAPKIT_HTML_PAGE_SIZE
 
 
 def test_html_is_opt_in(client: Client, sources: Sources, settings: Any) -> None:
     settings.ROOT_URLCONF = "testapp.urls"
-    sources(SmallPages)
+    sources(ArticleSource)
     ArticleFactory.create()
     assert client.get("/sitemap.html").status_code == 404
     # The XML never points at the HTML.
     assert b".html" not in fetch(client, "/sitemap.xml")[1]
     assert b".html" not in fetch(client, "/sitemap-articles-1.xml")[1]
-
-
-class Translated(ArticleSource):
-    name = "translated"
-    limit = 4  # two rows of two languages a page
-    i18n = True
-    alternates = True
-    languages = ["en", "fr"]
-
-
-@pytest.mark.urls("testapp.urls_i18n")
-@override_settings(LANGUAGES=[("en", "English"), ("fr", "French")], LANGUAGE_CODE="en")
-def test_counts_and_alternates_of_an_i18n_section(client: Client, sources: Sources) -> None:
-    sources(Translated)
-    for slug in ("a", "b", "c"):
-        ArticleFactory.create(slug=slug)
-    _, rows = table(fetch(client, "/sitemap.html")[1])
-    assert [(row[0][0], row[1]) for row in rows] == [
-        ("translated, page 1", "4"),
-        ("translated, page 2", "2"),
-    ]
-    _, rows = table(fetch(client, "/sitemap-translated-2.html")[1])
-    assert [(row[0][1], row[4]) for row in rows] == [
-        ("/en/articles/c/", "2"),
-        ("/fr/articles/c/", "2"),
-    ]
 
 
 class ByTitle(ArticleSource):
@@ -301,4 +274,4 @@ def test_a_lastmod_field_that_is_no_date_is_never_a_500(
     )
     status, body, _ = fetch(client, "/sitemap.html")
     assert status == 200
-    assert table(body)[1][0][2] == ""
+    assert index_sections(document(body))[0].summary == "1 page"

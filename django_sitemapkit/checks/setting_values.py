@@ -16,6 +16,7 @@ from django.core.checks import CheckMessage, Error
 
 from django_sitemapkit.conf import (
     GZIP_LEVEL,
+    HTML_PAGE_SIZE,
     MAX_BYTES,
     MAX_URLS,
     SITE_SCHEMES,
@@ -62,6 +63,11 @@ FINDINGS = {
         id="sitemapkit.E016",
         hint="Set SITEMAPKIT_STRICT = True to raise on invalid entries, or False to skip "
         "and log them.",
+    ),
+    "HTML_PAGE_SIZE": Finding(
+        id="sitemapkit.E114",
+        hint=f"Set SITEMAPKIT_HTML_PAGE_SIZE to a whole number from 1 to {MAX_URLS}, such as "
+        f"{HTML_PAGE_SIZE} (the default), or remove it.",
     ),
     # -- robots.txt --
     "ROBOTS": Finding(

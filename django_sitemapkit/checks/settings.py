@@ -3,7 +3,8 @@ checks live in ``base_url``), the limits, strictness and news age (checked by th
 settings table's rules, ``setting_values``). The settings of
 pre-rendered files are checked in ``files``; the base URL against
 ``django.contrib.sites``, a database check, in ``sites``; ``SITEMAPKIT_SITES``,
-which replaces the base URL with one per site, in ``hosts``.
+which replaces the base URL with one per site, in ``hosts``; the HTML sitemap's
+in ``html``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from django.core.checks import CheckMessage
 
 from django_sitemapkit.checks.files import check_file_settings
+from django_sitemapkit.checks.html import check_html_settings
 from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.checks.sites.base_url import check_allowed_hosts, check_base_url, check_https
 from django_sitemapkit.sites.hosts import several_sites
@@ -28,4 +30,4 @@ def check_settings(**kwargs: Any) -> list[CheckMessage]:
         if not errors:
             errors += check_allowed_hosts()
         errors += check_https()
-    return errors + check_file_settings() + check_values("NEWS_MAX_AGE")
+    return errors + check_file_settings() + check_values("NEWS_MAX_AGE") + check_html_settings()

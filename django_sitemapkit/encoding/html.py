@@ -1,68 +1,55 @@
-"""The sitemap as HTML, for people: the index and each page as a table.
+"""The HTML sitemap for visitors: its markup, from templates a site can override.
 
 Browsers are dropping XSLT, so instead of an ``<?xml-stylesheet?>`` on the
-XML (which stays exactly what crawlers read), the same entries are written a
-second time as a plain HTML document: one ``<tr>`` per entry, streamed like
-the XML, every value escaped, and nothing loaded from anywhere (the one style
-sheet is inline, and the ``Content-Security-Policy`` allows only it).
+XML (which stays exactly what crawlers read), the sections and their URLs are
+written a second time as HTML pages for people: the page around the rows is
+a template (``django_sitemapkit/sitemap_page.html``, extending
+``django_sitemapkit/base.html``), rendered once with a marker where the rows
+go and cut there (``frame()``), and the rows stream between the two halves,
+each one rendered by ``django_sitemapkit/sitemap_row.html``.
+
+A template per row costs about 25 µs a row against about 2 µs for a Python
+format string (measured with Django 6.1, 10,000 rows, median of 5 runs; one
+render of a ``{% for %}`` per chunk of rows, 17 µs): 25 ms for a page of the
+default 1,000 links, a small part of its database read, and it keeps a row's
+markup the site's to override, counted one line per URL like the XML's.
 """
 
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
-from html import escape
-from typing import NamedTuple
+import secrets
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
 
-from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest
+from django.template import TemplateDoesNotExist
+from django.template.backends.base import BaseEngine
+from django.template.backends.django import DjangoTemplates
+from django.template.loader import get_template
+from django.utils import formats
+from django.utils.safestring import mark_safe
 
-from django_sitemapkit.encoding.encoder import CHUNK_BYTES, Entry
+from django_sitemapkit.conf import HTML_CSP as DEFAULT_POLICY
+from django_sitemapkit.conf import conf
+from django_sitemapkit.encoding.encoder import Entry
 
 CONTENT_TYPE = "text/html; charset=utf-8"
 URL_NAMESPACE = "sitemapkit_html"
 
-STYLE = (
-    "body{font:16px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:80rem;"
-    "padding:0 1rem;color:#1a1a1a;background:#fff}"
-    # A fixed layout: the browser sizes the columns from the first row instead
-    # of measuring all 50,000, which is most of the time a long page takes.
-    "table{border-collapse:collapse;width:100%;table-layout:fixed}"
-    "caption{text-align:left;padding:.5rem 0;color:#555}"
-    "th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;"
-    "vertical-align:top}"
-    "thead th{background:#f3f3f3;position:sticky;top:0}"
-    "tbody th{font-weight:normal}"
-    ".n{text-align:right;font-variant-numeric:tabular-nums}"
-    "time{white-space:nowrap}"
-    ".w5{width:5rem}.w6{width:6.5rem}.w14{width:14rem}.w15{width:15rem}"
-    "a{color:#0b57d0;overflow-wrap:anywhere}"
-)
-# CSP level 2, "hash-source": the inline style is allowed by its digest, so the
-# page may load nothing else at all (no font, script, image or frame).
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; style-src 'sha256-"
-    + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
-    + "'; base-uri 'none'; form-action 'none'"
-)
-
-# (header, classes): the width a fixed layout needs (the URL takes the rest),
-# and "n" for numbers. Classes, not style attributes, which the policy forbids.
-Column = tuple[str, str]
-PAGE_COLUMNS: tuple[Column, ...] = (
-    ("URL", ""),
-    ("Last modified", "w15"),
-    ("Change frequency", "w6"),
-    ("Priority", "w5 n"),
-    ("Alternates", "w6 n"),
-    ("Images", "w5 n"),
-)
-INDEX_COLUMNS: tuple[Column, ...] = (
-    ("Section page", "w14"),
-    ("URLs", "w6 n"),
-    ("Last modified", "w15"),
-    ("XML", ""),
-)
+BASE_TEMPLATE = "django_sitemapkit/base.html"
+INDEX_TEMPLATE = "django_sitemapkit/sitemap_index.html"
+SECTION_TEMPLATE = "django_sitemapkit/sitemap_section.html"
+PAGE_TEMPLATE = "django_sitemapkit/sitemap_page.html"
+ROW_TEMPLATE = "django_sitemapkit/sitemap_row.html"
+STYLE_TEMPLATE = "django_sitemapkit/style.css"
+#: The variable a page's template writes where its rows (or the index's sections) go.
+ROWS_VARIABLE = "sitemap_rows"
 
 
 class HtmlLayout(NamedTuple):
@@ -70,29 +57,48 @@ class HtmlLayout(NamedTuple):
 
     opening: bytes
     closing: bytes
-    element: Callable[[Entry], str]
 
 
-def document_start(title: str, intro: str, columns: Iterable[Column], caption: str) -> bytes:
-    headers = "".join(
-        f'<th scope="col" class="{classes}">{escape(name)}</th>'
-        if classes
-        else f'<th scope="col">{escape(name)}</th>'
-        for name, classes in columns
+#: The app's own templates, for a project whose template engines do not find them.
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+
+@cache
+def own_engine() -> BaseEngine:
+    return DjangoTemplates(
+        {"NAME": "django_sitemapkit", "DIRS": [TEMPLATES_DIR], "APP_DIRS": False, "OPTIONS": {}}
     )
-    return (
-        "<!DOCTYPE html>\n"
-        f'<html lang="{escape(settings.LANGUAGE_CODE)}">\n'
-        '<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n"
-        f"<body>\n<main>\n<h1>{escape(title)}</h1>\n{intro}\n"
-        f"<table>\n<caption>{escape(caption)}</caption>\n"
-        f"<thead><tr>{headers}</tr></thead>\n<tbody>\n"
-    ).encode()
 
 
-DOCUMENT_END = b"</tbody>\n</table>\n</main>\n</body>\n</html>\n"
+def template(name: str) -> Any:
+    """The template ``name`` as the project's ``TEMPLATES`` find it, so that a site's
+    own ``templates/django_sitemapkit/...`` replaces the app's; else the app's, so
+    that a project with no template engine (or without ``APP_DIRS``) has them too."""
+    try:
+        return get_template(name)
+    except TemplateDoesNotExist:
+        return own_engine().get_template(name)
+
+
+def frame(template_name: str, context: Mapping[str, Any], request: HttpRequest) -> HtmlLayout:
+    """``template`` rendered around its rows: the two halves on either side of
+    ``{{ sitemap_rows }}``, which it must write exactly once.
+
+    The marker is a fresh random token, so no text of the site's data can
+    stand for it, and it is rendered with ``request`` so that a site's base
+    template has its context processors.
+    """
+    marker = f"sitemapkit-rows-{secrets.token_hex(16)}"
+    rendered = template(template_name).render(
+        {**context, ROWS_VARIABLE: mark_safe(marker)}, request
+    )
+    halves = str(rendered).split(marker)
+    if len(halves) != 2:
+        raise ImproperlyConfigured(
+            f"The template {template_name!r} writes {{{{ {ROWS_VARIABLE} }}}} "
+            f"{len(halves) - 1} times; it must write it exactly once, where the rows go."
+        )
+    return HtmlLayout(halves[0].encode(), halves[1].encode())
 
 
 def href(url: str, origin: str) -> str:
@@ -115,73 +121,70 @@ def href(url: str, origin: str) -> str:
     return url
 
 
-def link(url: str, origin: str) -> str:
-    """A link to ``url``, which it shows whole (the location the sitemap lists)."""
-    return f'<a href="{escape(href(url, origin))}">{escape(url)}</a>'
+class Dated(NamedTuple):
+    """A lastmod as a page shows it: the machine value for ``<time datetime>``, and
+    the day in the active language's ``DATE_FORMAT`` ("March 1, 2024")."""
+
+    lastmod: str
+    date: str
 
 
-def optional(text: str | None) -> str:
-    return "" if text is None else escape(text)
-
-
-def lastmod_cell(lastmod: str | None) -> str:
+def dated(lastmod: str | None, known: dict[str, Dated] | None = None) -> Dated | None:
+    """``lastmod`` (a W3C datetime, values.py's) as a reader sees it: the day of its
+    own offset. ``known`` keeps those already formatted (a page's rows share few days)."""
     if lastmod is None:
-        return "<td></td>"
-    return f'<td><time datetime="{lastmod}">{lastmod}</time></td>'
+        return None
+    day = lastmod[:10]
+    if known is not None and day in known:
+        return known[day]._replace(lastmod=lastmod)
+    shown = Dated(lastmod, formats.date_format(dt.date.fromisoformat(day), "DATE_FORMAT"))
+    if known is not None:
+        known[day] = shown
+    return shown
 
 
-def url_rows(origin: str) -> Callable[[Entry], str]:
-    """The element of a page's entries, its links site-relative on ``origin``."""
+class Row(NamedTuple):
+    """What ``sitemap_row.html`` is given of one URL, as ``row``."""
 
-    def url_row(entry: Entry) -> str:
-        """One entry: its link, its values, and how many alternates and images."""
-        loc, lastmod, changefreq, priority, extras = entry
-        alternates = images = 0
-        if extras is not None:
-            alternates, images = len(extras.alternates), len(extras.images)
-        return (
-            f'<tr><th scope="row">{link(loc, origin)}</th>{lastmod_cell(lastmod)}'
-            f'<td>{optional(changefreq)}</td><td class="n">{optional(priority)}</td>'
-            f'<td class="n">{alternates}</td><td class="n">{images}</td></tr>\n'
-        )
-
-    return url_row
+    href: str
+    title: str
+    url: str
+    lastmod: Dated | None
 
 
-def page_layout(section: str, page: int, index_url: str, origin: str) -> HtmlLayout:
-    title = f"Sitemap: {section}, page {page}"
-    intro = f'<p><a href="{escape(href(index_url, origin))}">All sections</a></p>'
-    caption = f"The URLs of page {page} of section {section}"
-    start = document_start(title, intro, PAGE_COLUMNS, caption)
-    return HtmlLayout(start, DOCUMENT_END, url_rows(origin))
+def row_markup(origin: str) -> Callable[[Entry, str | None], str]:
+    """A URL's row, its link site-relative on ``origin``, titled by its path where
+    its source gives no title."""
+    row_template = template(ROW_TEMPLATE)
+    known: dict[str, Dated] = {}
+
+    def markup(entry: Entry, title: str | None) -> str:
+        link = href(entry.loc, origin)
+        row = Row(link, title or link, entry.loc, dated(entry.lastmod, known))
+        return str(row_template.render({"row": row}))
+
+    return markup
 
 
-class IndexRow(NamedTuple):
-    section: str
-    page: int
-    urls: int
-    lastmod: str | None
-    html_url: str
-    xml_url: str
+def style_sheet() -> str:
+    """The default templates' one inline style sheet, as they include it."""
+    return str(template(STYLE_TEMPLATE).render({}))
 
 
-def index_document(rows: list[IndexRow], origin: str) -> Iterator[bytes]:
-    """The index for people; its links site-relative on ``origin`` (see ``href()``)."""
-    total = sum(row.urls for row in rows)
-    intro = f"<p>{total:,} URLs in {len(rows):,} pages.</p>"
-    yield document_start("Sitemap", intro, INDEX_COLUMNS, "Every page of every section")
-    chunk: list[str] = []
-    size = 0
-    for row in rows:
-        line = (
-            f'<tr><th scope="row"><a href="{escape(href(row.html_url, origin))}">'
-            f"{escape(row.section)}, page {row.page}</a></th>"
-            f'<td class="n">{row.urls:,}</td>{lastmod_cell(row.lastmod)}'
-            f"<td>{link(row.xml_url, origin)}</td></tr>\n"
-        )
-        chunk.append(line)
-        size += len(line)
-        if size >= CHUNK_BYTES:
-            yield "".join(chunk).encode()
-            chunk, size = [], 0
-    yield "".join(chunk).encode() + DOCUMENT_END
+def usable_policy(value: object) -> bool:
+    """Whether ``value`` can be sent as a header: printable ASCII, no line break."""
+    return isinstance(value, str) and value.isascii() and value.isprintable()
+
+
+def content_security_policy() -> str | None:
+    """``SITEMAPKIT_HTML_CSP`` with ``{style}`` replaced by the style sheet's digest
+    (CSP level 2 "hash-source", so the page may load nothing else); ``None`` to
+    send none (Django's own ``ContentSecurityPolicyMiddleware`` may then send
+    ``SECURE_CSP``). A value W061 warns of is replaced by the default."""
+    policy = conf.HTML_CSP
+    if policy is None:
+        return None
+    if not usable_policy(policy):
+        policy = DEFAULT_POLICY
+    digest = base64.b64encode(hashlib.sha256(style_sheet().encode()).digest()).decode()
+    return policy.replace("{style}", f"'sha256-{digest}'")

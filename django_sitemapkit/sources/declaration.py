@@ -47,6 +47,7 @@ QUERYSET_DECLARED = (
     "noindex",
     "canonical",
     "depends_on",
+    "title",
 )
 STATIC_DECLARED = ("urls",)
 #: The methods the engine calls; a subclass overrides them with methods.
@@ -156,6 +157,9 @@ class SitemapSource(BaseSource):
     #: to it (``{Comment: "comments"}``): with ``SITEMAPKIT_CHANGES``, a save or delete
     #: of one of their rows marks the rows of this source that reach it as changed.
     depends_on: ClassVar[Mapping[Any, str]] = {}
+    #: The field path of each row's title, shown by the HTML sitemap for visitors
+    #: (``html_urls``) and never written to the XML; ``None`` shows the URL's path.
+    title: ClassVar[str | None] = None
 
     def get_queryset(self) -> models.QuerySet[Any]:
         """The rows to list: a fresh clone of ``queryset`` (override to compute it)."""

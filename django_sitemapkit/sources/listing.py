@@ -47,10 +47,31 @@ def lastmod_expression(declaration: Declaration) -> Any:
     return value if is_expression(value) else None
 
 
+def columns(declaration: Declaration, *, lastmod: bool) -> list[str]:
+    """Every field path a row needs, primary key first; with ``lastmod=False``,
+    the lastmod path only if something else reads it too."""
+    paths = ["pk", *declaration["url_kwargs"].values()]
+    for attribute in ("lastmod", "changefreq", "priority")[0 if lastmod else 1 :]:
+        path = field_path(declaration, attribute, True)
+        if path is not None:
+            paths.append(path)
+    news = declaration["news"]
+    if news is not None:
+        paths.extend((news.title, news.publication_date))
+    paths.extend(declaration["fields"])
+    return list(dict.fromkeys(paths))
+
+
+def present(paths: Sequence[str | None]) -> list[str]:
+    """``paths`` less ``None`` and repeats, in order."""
+    return list(dict.fromkeys(path for path in paths if path is not None))
+
+
 def declared_paths(declaration: Declaration) -> list[str]:
-    """The field paths ``noindex`` and ``canonical`` name, for the check of paths (E011)."""
-    noindex, canonical = declaration["noindex"], declaration["canonical"]
-    return [path for path in (noindex, canonical) if isinstance(path, str)]
+    """The field paths ``noindex``, ``canonical`` and ``title`` name, for the check of
+    paths (E011)."""
+    named = (declaration["noindex"], declaration["canonical"], declaration["title"])
+    return [path for path in named if isinstance(path, str)]
 
 
 def listed(declaration: Declaration, site: SitemapSite) -> QuerySet[Any]:

@@ -46,11 +46,15 @@ from django_sitemapkit.sources.entries import (
 from django_sitemapkit.sources.extended import extension_prefixes, language_codes
 from django_sitemapkit.sources.keyset import KeyColumn, ordering_key
 from django_sitemapkit.sources.lastmods import dated_path, page_lastmods
-from django_sitemapkit.sources.listing import Listing, compile_listing, listed
+from django_sitemapkit.sources.listing import Listing, columns, compile_listing, listed, present
 from django_sitemapkit.sources.pages import LastmodValue, Pager, QueryPager, SectionStats
 from django_sitemapkit.sources.rows import RowShape, raw_values
 from django_sitemapkit.sources.static import StaticPager
+from django_sitemapkit.sources.titles import TitleReader, field_title, static_title, title_path
 from django_sitemapkit.sources.writer import PageWriter, Writer, compile_writer
+
+#: Rows per page, URLs per page, and the languages.
+Sizes = tuple[int, int, tuple[str | None, ...]]
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,8 @@ class Plan:
     url_name: str | None = None
     #: What a queryset source's declaration adds to its query (``listing.py``).
     listing: Listing | None = None
+    #: Each row's title for visitors, in a plan compiled for them (``titles.py``).
+    title: TitleReader | None = None
 
     @property
     def key(self) -> Sequence[KeyColumn] | None:
@@ -104,10 +110,15 @@ class AdaptedSource(BaseSource):
 
 
 def compile_plan(
-    source: BaseSource, site: SitemapSite | None = None, *, policy: LocationPolicy | None = None
+    source: BaseSource,
+    site: SitemapSite | None = None,
+    *,
+    policy: LocationPolicy | None = None,
+    visitor: bool = False,
 ) -> Plan:
     """The plan of ``source`` on ``site`` (the only site if ``None``), for the settings
-    and URLconf in force now; ``policy`` replaces the site's location rule."""
+    and URLconf in force now; ``policy`` replaces the site's location rule. A plan
+    for the HTML sitemap's ``visitor`` pages has their page size and reads titles."""
     with entry_context():
         site = site or default_site()
         # The sitemap's directory is read in LANGUAGE_CODE too (i18n_patterns).
@@ -117,41 +128,22 @@ def compile_plan(
         # The class is read once, here: everything below reads this snapshot.
         declaration = Declaration(source)
         if isinstance(source, SitemapSource):
-            return finishing.finished(source, queryset_plan(declaration, site, policy), policy)
+            plan = queryset_plan(declaration, site, policy, visitor)
+            return finishing.finished(source, plan, policy)
         assert isinstance(source, StaticSource), source
-        return static_plan(declaration, policy)
+        return static_plan(declaration, policy, visitor)
 
 
-def sizes(declaration: Declaration) -> tuple[int, int, tuple[str | None, ...]]:
+def sizes(declaration: Declaration, visitor: bool = False) -> Sizes:
     """Rows per page (as many as keep every page within its URL limit), URLs per page,
-    and the languages."""
+    and the languages; a visitor's page is ``SITEMAPKIT_HTML_PAGE_SIZE`` URLs."""
     limit = declaration["limit"]
-    size = min(conf.LIMIT, limit or MAX_URLS)
-    if declaration["news"] is not None:
+    size = conf.HTML_PAGE_SIZE if visitor else min(conf.LIMIT, limit or MAX_URLS)
+    if declaration["news"] is not None and not visitor:
         size = min(size, extensions.MAX_NEWS)
     languages = language_codes(declaration)
     rows = max(1, size // len(languages))
     return rows, rows * len(languages), languages
-
-
-def columns(declaration: Declaration, *, lastmod: bool) -> list[str]:
-    """Every field path a row needs, primary key first; with ``lastmod=False``,
-    the lastmod path only if something else reads it too."""
-    paths = ["pk", *declaration["url_kwargs"].values()]
-    for attribute in ("lastmod", "changefreq", "priority")[0 if lastmod else 1 :]:
-        path = field_path(declaration, attribute, True)
-        if path is not None:
-            paths.append(path)
-    news = declaration["news"]
-    if news is not None:
-        paths.extend((news.title, news.publication_date))
-    paths.extend(declaration["fields"])
-    return list(dict.fromkeys(paths))
-
-
-def present(paths: Sequence[str | None]) -> list[str]:
-    """``paths`` less ``None`` and repeats, in order."""
-    return list(dict.fromkeys(path for path in paths if path is not None))
 
 
 def order_by(declaration: Declaration, queryset: QuerySet[Any]) -> list[str]:
@@ -162,9 +154,11 @@ def order_by(declaration: Declaration, queryset: QuerySet[Any]) -> list[str]:
     return ordering
 
 
-def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationPolicy) -> Plan:
+def queryset_plan(
+    declaration: Declaration, site: SitemapSite, policy: LocationPolicy, visitor: bool
+) -> Plan:
     source = declaration.source
-    page_size, _, languages = sizes(declaration)
+    page_size, _, languages = sizes(declaration, visitor)
     url_name = declaration["url_name"]
     located_by_hook = url_name is None or declaration.overrides("location", SitemapSource)
     queryset = listed(declaration, site)
@@ -177,12 +171,13 @@ def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationP
     lastmod_path = listing.lastmod_path(declaration)
     # The canonical path is read only where each row is compared (canonical.py).
     compared = listing.per_row_canonical
+    titled = title_path(declaration, visitor)
     if format_ is RowFormat.RAW:
-        needed = [*columns(declaration, lastmod=False), compared]
+        needed = [*columns(declaration, lastmod=False), compared, titled]
         rows = raw_values(ordered, present(needed), lastmod_path)
         shape = RowShape(rows)
     elif format_ is RowFormat.DICT:
-        needed = [*columns(declaration, lastmod=True), lastmod_path, compared]
+        needed = [*columns(declaration, lastmod=True), lastmod_path, compared, titled]
         rows = ordered.values(*present(needed))
     else:
         rows = ordered
@@ -225,13 +220,16 @@ def queryset_plan(declaration: Declaration, site: SitemapSite, policy: LocationP
         writer = replace(writer, bulk=bulk)
     if listing.per_row_canonical is not None:
         writer = checked_writer(writer, row_check(read_field(listing.per_row_canonical), policy))
-    plan = replace(finished(declaration, pager, format_, writer, rows.db), listing=listing)
+    title = None if titled is None else field_title(read_field(titled))
+    plan = replace(
+        finished(declaration, pager, format_, writer, rows.db, visitor, title), listing=listing
+    )
     return plan if located_by_hook else replace(plan, url_name=url_name)
 
 
-def static_plan(declaration: Declaration, policy: LocationPolicy) -> Plan:
+def static_plan(declaration: Declaration, policy: LocationPolicy, visitor: bool) -> Plan:
     source = declaration.source
-    page_size, _, languages = sizes(declaration)
+    page_size, _, languages = sizes(declaration, visitor)
     lastmod = declaration["lastmod"]
     lastmod_of: Callable[[Any], Any] | None = None
     if callable(lastmod):
@@ -254,7 +252,8 @@ def static_plan(declaration: Declaration, policy: LocationPolicy) -> Plan:
     writer = compile_writer(
         declaration, policy, RowFormat.STATIC, maker, locator, read_field, languages, None, None
     )
-    return finished(declaration, pager, RowFormat.STATIC, writer, None)
+    title = static_title if visitor else None
+    return finished(declaration, pager, RowFormat.STATIC, writer, None, visitor, title)
 
 
 def finished(
@@ -263,8 +262,10 @@ def finished(
     row_format: RowFormat,
     writer: Writer,
     database: str | None,
+    visitor: bool,
+    title: TitleReader | None,
 ) -> Plan:
-    page_size, url_limit, languages = sizes(declaration)
+    page_size, url_limit, languages = sizes(declaration, visitor)
     document = urlset(extension_prefixes(declaration))
     lastmods: Callable[[SectionStats], tuple[LastmodValue | None, ...]]
     if isinstance(pager, QueryPager):
@@ -284,4 +285,5 @@ def finished(
         database,
         lastmods,
         queryset,
+        title=title,
     )

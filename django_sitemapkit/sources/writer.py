@@ -9,7 +9,7 @@ and counted in the caller's ``Tally`` (see ``skips.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -47,6 +47,8 @@ from django_sitemapkit.sources.skips import Tally, skip_entry, undate_row
 from django_sitemapkit.values import Horizon
 
 Reader = Callable[[Any], Any]
+#: A row, and the entries it gives.
+RowEntries = tuple[Any, list[Entry]]
 
 
 class PageWriter(Protocol):
@@ -94,10 +96,16 @@ class Writer:
 
     def entries(self, chunk: Chunk, tally: Tally | None = None) -> list[Entry]:
         made: list[Entry] = []
+        for _, found in self.row_entries(chunk, tally):
+            made += found
+        return made
+
+    def row_entries(self, chunk: Chunk, tally: Tally | None = None) -> Iterator[RowEntries]:
+        """Each row of a chunk that gives entries, with them: the HTML sitemap reads
+        a row's title beside its entries (one per language)."""
         make, row_key, extend, robots = self.make, self.row_key, self.extender, self.robots
         related = {} if self.related is None else self.related(chunk)
         for row in chunk:
-            first = len(made)
             try:
                 found = [make(row)] if extend is None else extend(row, related)
             except InvalidEntry as exc:
@@ -105,11 +113,10 @@ class Writer:
                 continue
             if robots is not None:
                 found = robots.allowed(found, self.section, row_key(row), tally)
-            made += found
-            late = undate(made, first, self.horizon)
+            late = undate(found, 0, self.horizon)
             if late is not None:
                 undate_row(self.section, row_key(row), late, tally, self.strict)
-        return made
+            yield row, found
 
     def lines(
         self,

@@ -16,20 +16,16 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import site_for_request
 from django_sitemapkit.views import serving
-from django_sitemapkit.views.database import (
-    database_html_index,
-    database_index,
-    database_page,
-)
+from django_sitemapkit.views.database import database_index, database_page
 from django_sitemapkit.views.decorators import sitemap_view
 from django_sitemapkit.views.http import (
     GZIP,
-    HTML,
     XML,
     Representation,
     answered,
     no_sources,
 )
+from django_sitemapkit.views.visitors import database_html_index, database_html_page
 
 __all__ = ["html_index", "html_page", "index", "index_gz", "page", "page_gz"]
 
@@ -127,7 +123,7 @@ def built_file(
     return serving.file_response(request, filename + representation.suffix, site)
 
 
-# -- the HTML sitemap for people (encoding/html.py), from the database in every mode -----
+# -- the HTML sitemap for visitors (views/visitors.py), from the database in every mode -
 
 
 @require_safe
@@ -151,16 +147,16 @@ def html_page(request: HttpRequest, section: str, page: int) -> HttpResponseBase
     response = answered(
         request,
         f"HTML page {page} of sitemap source {section!r}",
-        lambda: database_page(
-            request, site_for_request(request), HTML, section, page, html_page=True
-        ),
+        lambda: database_html_page(request, site_for_request(request), section, page),
     )
     return with_html_headers(response)
 
 
 def with_html_headers(response: HttpResponseBase) -> HttpResponseBase:
     if response.status_code in (200, 304):
-        response["Content-Security-Policy"] = html.CONTENT_SECURITY_POLICY
+        policy = html.content_security_policy()
+        if policy is not None:
+            response["Content-Security-Policy"] = policy
         # A page for people: no X-Robots-Tag, which is meant for the XML.
         if "X-Robots-Tag" in response:
             del response["X-Robots-Tag"]

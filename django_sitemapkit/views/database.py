@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable, Iterator
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
@@ -21,15 +20,11 @@ from django_sitemapkit.documents import (
     page_runs,
     sections,
 )
-from django_sitemapkit.encoding import html
 from django_sitemapkit.encoding.encoder import (
     SITEMAPINDEX,
     Encoder,
     Entry,
-    Layout,
-    url_element,
 )
-from django_sitemapkit.locations.policy import index_path, page_path
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.disallowed import exclusion_fingerprint
@@ -39,7 +34,6 @@ from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.sources.starts import start_of
 from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.http import (
-    HTML,
     Representation,
     document_response,
     weak_etag,
@@ -152,7 +146,6 @@ def database_page(
     representation: Representation,
     section: str,
     page: int,
-    html_page: bool = False,
 ) -> HttpResponseBase:
     source = registry.get(section, site)
     if source is None:
@@ -176,26 +169,17 @@ def database_page(
         )
 
     def body() -> Iterator[bytes]:
-        origin = site.origin
-        element = html.url_rows(origin.url) if html_page else url_element
         # A tally, so that rows skipped for one reason are logged once (skips.py).
         tally = Tally()
         runs = fitting(
-            page_runs(plan, page, stats.start, tally, element), plan.section, plan.document, tally
+            page_runs(plan, page, stats.start, tally), plan.section, plan.document, tally
         )
-        layout: Layout = plan.document
-        max_bytes = conf.MAX_BYTES
-        if html_page:
-            index_url = origin.url + index_path(html.URL_NAMESPACE)
-            # The XML page's URL limit; its byte cap is the XML's, not this document's.
-            layout = html.page_layout(section, page, index_url, origin.url)
-            max_bytes = sys.maxsize
         return page_body(
             request,
             runs,
-            layout,
+            plan.document,
             max_urls=plan.url_limit,
-            max_bytes=max_bytes,
+            max_bytes=conf.MAX_BYTES,
             document=f"Page {page} of sitemap source {section!r}",
             on_cut=lambda encoder: page_cut(encoder, plan.section, page),
         )
@@ -228,32 +212,3 @@ def page_cut(encoder: Encoder, section: str, page: int) -> None:
         f"{conf.MAX_BYTES:,}",
         encoder.count,
     )
-
-
-def database_html_index(request: HttpRequest, site: SitemapSite) -> HttpResponseBase:
-    origin = site.origin
-
-    def body(found: list[Section]) -> Iterator[bytes]:
-        pages = indexed_pages(found)
-        counts = {item.plan.section: item for item in found}
-        rows = [
-            html.IndexRow(
-                entry_page.section,
-                entry_page.page,
-                page_urls(counts[entry_page.section], entry_page.page),
-                entry.lastmod,
-                origin.url + page_path(entry_page.section, entry_page.page, html.URL_NAMESPACE),
-                entry.loc,
-            )
-            for entry_page, entry in zip(pages, index_entries(pages, origin), strict=True)
-        ]
-        return html.index_document(rows, origin.url)
-
-    return index_response(request, site, HTML, body)
-
-
-def page_urls(section: Section, page: int) -> int:
-    """The URLs a page lists (before any invalid row is skipped)."""
-    size = section.plan.page_size
-    rows = min(size, section.stats.rows - (page - 1) * size)
-    return max(rows, 0) * len(section.plan.languages)

@@ -45,6 +45,8 @@ class PostSource(SitemapSource):
     # URL argument -> field path; "category__slug" follows the foreign key.
     url_kwargs = {"category": "category__slug", "slug": "slug"}
     lastmod = "updated_at"
+    # What the HTML sitemap for visitors shows of each post (/sitemap-posts-1.html).
+    title = "title"
     # Posts whose page says noindex are left out, in the query: every page keeps
     # 50,000 URLs, and the index counts only what is listed.
     noindex = "seo_noindex"

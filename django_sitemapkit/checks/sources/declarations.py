@@ -154,6 +154,14 @@ KINDS: Mapping[str, Kind] = {
     "raw_rows": flag(
         "raw_rows", "to read rows from the database cursor", "to read them through values()"
     ),
+    "title": Kind(
+        lambda value: value is None or isinstance(value, str),
+        "a field path (str) or None",
+        lambda value: (
+            "Set title to the field path of each row's title, such as 'headline' or "
+            "'category__name', or to None to show each URL's path."
+        ),
+    ),
     "urls": sequence("urls", "URL names, (URL name, kwargs) pairs and paths starting with '/'"),
 }
 

@@ -30,8 +30,7 @@ from django_sitemapkit.sources.declaration import (
     StaticPage,
     StaticSource,
 )
-from django_sitemapkit.sources.listing import declared_paths
-from django_sitemapkit.sources.plan import columns
+from django_sitemapkit.sources.listing import columns, declared_paths
 from django_sitemapkit.values import CHANGEFREQS, format_priority
 
 
