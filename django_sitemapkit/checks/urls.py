@@ -87,12 +87,9 @@ def shadowed_messages() -> list[CheckMessage]:
     is resolved as a request would be, and the view that answers it is compared
     with the app's own. Every site shares ``ROOT_URLCONF``, so its sample is
     every site's sections."""
-    try:
-        directory = sitemap_directory_if_mounted()
-    except ImproperlyConfigured:
-        return []
+    directory = directory_to_check()
     if directory is None:
-        return []  # sitemapkit.W002
+        return []
     caught: dict[str, tuple[ResolverMatch, list[str]]] = {}
     for path, name in sample_paths(directory.removeprefix(fixed_script_prefix())):
         try:
@@ -144,12 +141,9 @@ def shadowed(match: ResolverMatch, paths: list[str]) -> Warning:
 
 
 def check_middleware(**kwargs: Any) -> list[CheckMessage]:
-    try:
-        directory = sitemap_directory_if_mounted()
-    except ImproperlyConfigured:
-        return []
+    directory = directory_to_check()
     if directory is None:
-        return []  # sitemapkit.W002
+        return []
     return [
         Warning(
             f"MIDDLEWARE lists {entry!r}, which compresses responses without regard to their "
@@ -174,6 +168,15 @@ def is_gzip_middleware(entry: object) -> bool:
         # this check must not fail in its place, or hide its message.
         return False
     return isinstance(middleware, type) and issubclass(middleware, GZipMiddleware)
+
+
+def directory_to_check() -> str | None:
+    """The sitemap's directory, or None where there is none to check: not mounted
+    (sitemapkit.W002 says so) or not readable (the check that reads it says why)."""
+    try:
+        return sitemap_directory_if_mounted()
+    except ImproperlyConfigured:
+        return None
 
 
 def sitemap_directory_if_mounted() -> str | None:
