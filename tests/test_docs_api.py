@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from processes import unmeasured
 
 from django_sitemapkit.sources.declaration import (
     DECLARED,
@@ -217,9 +218,11 @@ def build(source: Path, output: Path) -> subprocess.CompletedProcess[str]:
     """The site of ``source`` built into ``output`` as tox's docs environment builds
     it (``-W -n``), in a process of its own, without the test run's warnings filter
     (Sphinx's extensions warn of Sphinx's own deprecations) or settings."""
+    # Nor measured by coverage.py (tests/processes.py): the build imports the
+    # package only for its docstrings.
     environment = {
         name: value
-        for name, value in os.environ.items()
+        for name, value in unmeasured(dict(os.environ)).items()
         if name not in ("PYTHONWARNINGS", "DJANGO_SETTINGS_MODULE")
     }
     return subprocess.run(

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from migrating_project import HOST, SEED, write_project
+from processes import unmeasured
 from test_docs import DOCS, fenced_blocks
 
 pytestmark = pytest.mark.slow
@@ -49,7 +50,10 @@ def marked_blocks() -> list[tuple[str, str, str, str]]:
 
 
 def run(project: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "mysite.settings"}
+    # Not measured by coverage.py (tests/processes.py): each step starts Django
+    # again, a dozen times, and the checks it runs are measured in-process by
+    # their own tests.
+    env = unmeasured(dict(os.environ)) | {"DJANGO_SETTINGS_MODULE": "mysite.settings"}
     return subprocess.run(
         [sys.executable, *arguments],
         cwd=project,
