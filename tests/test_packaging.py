@@ -51,6 +51,20 @@ def test_the_version_has_one_home_the_package_s_version() -> None:
     ]
 
 
+def test_the_changelog_opens_with_the_package_s_version() -> None:
+    # The release checklist (docs/development.md): the section is dated on the
+    # day of the upload, and says "unreleased" until then; after a release,
+    # main's "X.Y.Z.dev0" opens the section of X.Y.Z, unreleased.
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    first = re.search(r"^## (.+)$", changelog, flags=re.MULTILINE)
+    assert first is not None
+    version, _, when = first.group(1).partition(" ")
+    package = Version(django_sitemapkit.__version__)
+    assert version == package.base_version
+    dates = r"\(unreleased\)" if package.is_devrelease else r"\((unreleased|\d{4}-\d{2}-\d{2})\)"
+    assert re.fullmatch(dates, when), when
+
+
 def test_the_project_links_are_the_release_s_in_order() -> None:
     assert list(docs_urls.project_urls().items()) == [
         ("Homepage", "https://github.com/django-sitemapkit/django-sitemapkit"),
