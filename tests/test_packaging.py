@@ -4,8 +4,9 @@ The version has one home; the metadata carries the project's links and
 classifiers from the package index's own list; the sdist holds the package
 and no test; the wheel holds every file of the package (its templates at any
 depth too); the long description, rendered by readme_renderer as the package
-index renders it, links nowhere relative; and the wheel alone, installed in a
-clean environment, serves a minimal project's sitemap.
+index renders it, links nowhere relative. The wheel alone, installed in a clean
+environment, serving a minimal project's sitemap is CI's release step
+(``python3 tests/distributions.py``), not a test here.
 
 The slow tests build both distributions once, from a copy of this checkout's
 files (what ``git ls-files`` lists, and new files not ignored) with a template
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit
 import docs_urls
 import pytest
 import readme_renderer.markdown
-from distributions import build, make_venv, members, metadata, try_wheel
+from distributions import build, members, metadata
 from packaging.version import Version
 from trove_classifiers import classifiers, deprecated_classifiers
 
@@ -138,6 +139,7 @@ def package_files(copy: Path) -> set[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_the_sdist_holds_the_package_and_leaves_the_tests_out(
     built: tuple[Path, Path, Path],
 ) -> None:
@@ -148,6 +150,7 @@ def test_the_sdist_holds_the_package_and_leaves_the_tests_out(
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_the_wheel_holds_every_file_of_the_package(built: tuple[Path, Path, Path]) -> None:
     copy, _, wheel = built
     info = f"django_sitemapkit-{metadata(wheel)['Version']}.dist-info/"
@@ -190,6 +193,7 @@ def rendered_links(description: Message) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_the_long_description_renders_with_no_relative_link(
     built: tuple[Path, Path, Path],
 ) -> None:
@@ -231,6 +235,7 @@ def test_a_documentation_link_names_its_page_and_heading() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_the_distributions_are_of_the_package_s_version(built: tuple[Path, Path, Path]) -> None:
     _, sdist, wheel = built
     version = django_sitemapkit.__version__
@@ -239,13 +244,3 @@ def test_the_distributions_are_of_the_package_s_version(built: tuple[Path, Path,
         f"django_sitemapkit-{version}-py3-none-any.whl",
     )
     assert metadata(wheel)["Version"] == version
-
-
-@pytest.mark.slow
-def test_the_wheel_alone_installs_in_a_clean_environment_and_serves_a_sitemap(
-    built: tuple[Path, Path, Path], tmp_path: Path
-) -> None:
-    _, _, wheel = built
-    python = make_venv(tmp_path / "clean")
-    (tmp_path / "project").mkdir()
-    assert try_wheel(python, wheel, tmp_path / "project") == django_sitemapkit.__version__

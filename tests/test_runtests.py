@@ -172,6 +172,7 @@ def test_a_failure_keeps_tox_s_status() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_pytest_names_each_skipped_test_and_why(tmp_path: Path) -> None:
     # The suite's own configuration (pyproject.toml's addopts), on a test that
     # skips: the closing summary gives its reason, in CI's log too.
