@@ -537,16 +537,23 @@ def test_values_from_fields_across_relations(
         slug="a", category=shoes, changefreq="daily", priority=0.9, updated_at=at(1)
     )
     ArticleFactory.create(slug="b", category=shoes, changefreq=None, priority=None, updated_at=None)
-    bad = ArticleFactory.create(slug="c", category=shoes, changefreq="Daily", priority=0.5)
-    worse = ArticleFactory.create(slug="d", category=shoes, priority=7.0)
+    bad = ArticleFactory.create(
+        slug="c", category=shoes, changefreq="Daily", priority=0.5, updated_at=None
+    )
+    worse = ArticleFactory.create(
+        slug="d", category=shoes, changefreq="weekly", priority=7.0, updated_at=None
+    )
+    # An invalid changefreq or priority is left out; the URL is kept.
     assert get_urls(client, "/sitemap-fields-1.xml") == [
         Url(f"{SITE}/c/shoes/a/", "2024-03-01T00:00:00+00:00", "daily", "0.9"),
         Url(f"{SITE}/c/shoes/b/"),
+        Url(f"{SITE}/c/shoes/c/", None, None, "0.5"),
+        Url(f"{SITE}/c/shoes/d/", None, "weekly"),
     ]
     assert [r.getMessage() for r in caplog.records] == [
-        f"Skipped pk={bad.pk} of source 'fields': changefreq 'Daily' is not one of always, "
-        "hourly, daily, weekly, monthly, yearly, never.",
-        f"Skipped pk={worse.pk} of source 'fields': priority 7.0 is outside 0.0 to 1.0.",
+        f"Left out the changefreq of pk={bad.pk} of source 'fields': 'Daily' is not one of "
+        "always, hourly, daily, weekly, monthly, yearly, never.",
+        f"Left out the priority of pk={worse.pk} of source 'fields': 7.0 is outside 0.0 to 1.0.",
     ]
 
 

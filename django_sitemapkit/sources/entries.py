@@ -29,6 +29,7 @@ from django_sitemapkit.sources.declaration import (
     field_value,
 )
 from django_sitemapkit.sources.rows import RowShape
+from django_sitemapkit.sources.skips import LeftOut
 from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
 
 FORMATTERS: Mapping[str, Callable[[Any], str]] = {
@@ -216,7 +217,9 @@ class EntryMaker:
     priority: Value
 
     def __call__(self) -> Callable[[Any], Entry]:
-        """The fastest function for this source: constants are closed over."""
+        """The fastest function for this source: constants are closed over. A
+        ``changefreq`` or ``priority`` read per row that is invalid is left out of
+        the entry, which ``LeftOut`` carries (``optional_reader()``)."""
         locate = self.locate
         lastmod = self.lastmod.read or fixed(self.lastmod.constant)
         # The tuple constructor itself: Entry(...) would run a Python-level
@@ -230,16 +233,49 @@ class EntryMaker:
                 return made
 
             return make_fixed
-        changefreq = self.changefreq.read or fixed(self.changefreq.constant)
-        priority = self.priority.read or fixed(self.priority.constant)
+        optional = optional_reader(self.changefreq, self.priority)
 
         def make(row: Any) -> Entry:
-            made: Entry = new_entry(
-                (locate(row), lastmod(row), changefreq(row), priority(row), None)
-            )
+            location, date = locate(row), lastmod(row)
+            try:
+                changefreq, priority = optional(row)
+            except LeftOut as exc:
+                kept = new_entry((location, date, *exc.made, None))
+                raise LeftOut(kept, exc.reasons) from None
+            made: Entry = new_entry((location, date, changefreq, priority, None))
             return made
 
         return make
+
+
+Optional = Callable[[Any], "str | None"]
+
+
+def optional_values(readers: tuple[tuple[str, Optional], ...], unit: Any) -> tuple[str | None, ...]:
+    """The text of each of ``unit``'s optional values, by each ``(name, reader)``:
+    ``LeftOut`` with ``None`` for those that are invalid, the others read once (the
+    project's methods are never called twice). The one rule of every writer, the
+    drop-in's too: an optional value costs itself, never the URL."""
+    texts: list[str | None] = []
+    reasons: list[tuple[str, str]] = []
+    for name, read in readers:
+        try:
+            texts.append(read(unit))
+        except InvalidEntry as exc:
+            texts.append(None)
+            reasons.append((name, str(exc)))
+    if reasons:
+        raise LeftOut(tuple(texts), tuple(reasons))
+    return tuple(texts)
+
+
+def optional_reader(changefreq: Value, priority: Value) -> Callable[[Any], tuple[str | None, ...]]:
+    """A row's ``(changefreq, priority)`` texts, as ``optional_values()`` reads them."""
+    readers = (
+        ("changefreq", changefreq.read or fixed(changefreq.constant)),
+        ("priority", priority.read or fixed(priority.constant)),
+    )
+    return partial(optional_values, readers)
 
 
 def fixed(text: str | None) -> Callable[[Any], str | None]:

@@ -1,5 +1,10 @@
 """Rows that make no entry, counted (for the build's summary) and logged; and rows
-listed without their ``lastmod``, one later than now (``values.Horizon``), logged alike.
+listed without an optional value (a ``lastmod`` later than now, ``values.Horizon``;
+a ``changefreq`` or ``priority`` that is invalid: ``LeftOut``), logged alike.
+
+Only the location decides whether a row gives an entry: an optional value that
+cannot be written costs that value, never the URL (search engines read a URL
+without them; Google and Bing ignore ``changefreq`` and ``priority`` altogether).
 
 A page logs the first row each reason costs in full, and at its end one line
 for the others. A sitemap mounted under a prefix, every location outside its
@@ -12,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from django_sitemapkit.exceptions import InvalidEntry
 
@@ -20,7 +26,8 @@ logger = logging.getLogger("django_sitemapkit")
 # What differs between two rows skipped for one reason: the values the reason
 # quotes (a location, a slug; from the first quote to the last, as a
 # NoReverseMatch nests its quotes) and its numbers (a size, a date's parts).
-VALUES = re.compile(r"""['"].*['"]|\d+(?:[.,]\d+)*""", re.DOTALL)
+# An address (a bound method's repr: "at 0x7f...") is one of those numbers.
+VALUES = re.compile(r"""['"].*['"]|0x[0-9a-fA-F]+|\d+(?:[.,]\d+)*""", re.DOTALL)
 
 
 def reason_kind(reason: str) -> str:
@@ -48,6 +55,8 @@ class Tally:
 
     rows: int = 0
     skipped: int = 0
+    #: Optional values left out of the entries made (``LeftOut``).
+    left_out: int = 0
     reasons: dict[tuple[str, str], FirstSkip] = field(default_factory=dict)
 
     def end_page(self, page: int) -> None:
@@ -73,6 +82,32 @@ class Excluded(InvalidEntry):
     """A row its source's declaration keeps out (a ``canonical`` URL elsewhere): skipped
     and logged like an invalid one, but never raised in strict mode, as nothing is
     wrong with it."""
+
+
+class LeftOut(InvalidEntry):
+    """What a row gave without the optional values it could not have (``made``: its
+    entry, or its entries, or the values read), and why each was left out: raised by
+    the readers for the writer to log (``keep_made()``) and keep. As an
+    ``InvalidEntry``, a caller that does not know it skips the row, as before."""
+
+    def __init__(self, made: Any, reasons: tuple[tuple[str, str], ...]) -> None:
+        super().__init__("; ".join(reason for _, reason in reasons))
+        self.made = made
+        #: (the value's name, why it was left out), in the order read.
+        self.reasons = reasons
+
+
+def keep_made(section: str, key: str, exc: LeftOut, tally: Tally | None, strict: bool) -> Any:
+    """Log each value ``exc`` left out of row ``key`` as ``skip_row()`` logs a skipped
+    row (raise in strict mode), and return what the row made without them."""
+    if tally is not None and not strict:
+        tally.left_out += len(exc.reasons)
+    for name, reason in exc.reasons:
+        # "priority 1.5 is outside ...": the value's name is said once, before the key.
+        tell(
+            section, key, reason.removeprefix(f"{name} "), tally, strict, f"Left out the {name} of"
+        )
+    return exc.made
 
 
 def skip_entry(
