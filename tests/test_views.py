@@ -1267,3 +1267,54 @@ def test_a_lastmod_method_returning_no_date_skips_that_row_and_is_logged(
         f"Skipped pk={other.pk} of source 'articles': lastmod 'soon' is not a date or datetime."
         in caplog.messages
     )
+
+
+class EveryPriorityInvalid(ArticleSource):
+    changefreq = Field("title")
+
+    def priority(self, row: dict[str, Any]) -> object:  # type: ignore[override]
+        return 7.0
+
+
+def test_a_page_whose_every_priority_and_changefreq_is_invalid_lists_every_url(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(EveryPriorityInvalid)
+    made = [ArticleFactory.create(slug=slug, title="Weekly", updated_at=None) for slug in "abc"]
+    assert get_urls(client, "/sitemap-articles-1.xml") == [
+        Url(f"{SITE}/articles/{slug}/") for slug in "abc"
+    ]
+    # Logged once per reason and page, not per row.
+    first = made[0].pk
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.levelname == "WARNING"] == [
+        (
+            "WARNING",
+            f"Left out the changefreq of pk={first} of source 'articles': 'Weekly' is not one "
+            "of always, hourly, daily, weekly, monthly, yearly, never.",
+        ),
+        (
+            "WARNING",
+            f"Left out the priority of pk={first} of source 'articles': 7.0 is outside 0.0 to 1.0.",
+        ),
+        (
+            "WARNING",
+            "Left out the changefreq of 2 more rows of source 'articles' on page 1 for the same "
+            f"reason as pk={first} (3 in all).",
+        ),
+        (
+            "WARNING",
+            "Left out the priority of 2 more rows of source 'articles' on page 1 for the same "
+            f"reason as pk={first} (3 in all).",
+        ),
+    ]
+
+
+@override_settings(SITEMAPKIT_STRICT=True)
+def test_an_invalid_priority_raises_in_strict_mode(client: Client, sources: Sources) -> None:
+    sources(EveryPriorityInvalid)
+    article = ArticleFactory.create(slug="a", title="weekly")
+    with pytest.raises(InvalidEntry) as raised:
+        client.get("/sitemap-articles-1.xml")
+    assert str(raised.value) == (
+        f"Left out the priority of pk={article.pk} of source 'articles': 7.0 is outside 0.0 to 1.0."
+    )
