@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from django.utils.http import http_date
 from factories import ArticleFactory
 from lxml import etree
 from sitemap_xml import NS, Url, fetch, parse_index, parse_urlset
+from testapp.contrib_sitemaps import SITEMAPS
 from testapp.models import Article
 
 from django_sitemapkit import InvalidEntry
@@ -456,3 +458,53 @@ def test_a_lastmod_in_the_future_is_left_out_as_the_engine_s_sources_leave_it_ou
     assert parse_index(response.content) == [  # type: ignore[attr-defined]
         (f"{SITE}/compat/sitemap-dated.xml", None)
     ]
+
+
+class Lazy(Mapping[str, Any]):
+    """A project's sitemaps, made on first use: iterated as contrib's views iterate it,
+    and no ``len()`` (here it would build and count every section)."""
+
+    def __init__(self, sitemaps: Mapping[str, Any]) -> None:
+        self.sitemaps = sitemaps
+        self.asked: list[str] = []
+
+    def __getitem__(self, name: str) -> Any:
+        self.asked.append(f"[{name!r}]")
+        return self.sitemaps[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self.asked.append("iter")
+        return iter(self.sitemaps)
+
+    def __len__(self) -> int:
+        raise AssertionError("len() of the sitemaps mapping")
+
+    def __contains__(self, name: object) -> bool:
+        self.asked.append(f"in {name!r}")
+        return name in self.sitemaps
+
+
+def test_a_lazy_mapping_without_len_is_served_as_contrib_reads_it(
+    rf: RequestFactory, articles: list[Article]
+) -> None:
+    lazy = Lazy({"static": SITEMAPS["static"], "own": SITEMAPS["own"]})
+    response = index(rf.get("/sitemap.xml"), lazy, sitemap_url_name="compat-section")
+    assert response.status_code == 200
+    assert [loc for loc, _ in parse_index(response.content)] == [  # type: ignore[attr-defined]
+        f"{SITE}/compat/sitemap-static.xml",
+        f"{SITE}/compat/sitemap-own.xml",
+    ]
+    assert lazy.asked == ["iter", "['static']", "['own']"]
+    lazy.asked.clear()
+    response = sitemap(rf.get("/sitemap-own.xml"), lazy, section="own")
+    assert response.status_code == 200
+    assert [url.loc for url in parse_urlset(response.content)] == [  # type: ignore[attr-defined]
+        f"{SITE}/about/",
+        f"{SITE}/own/",
+    ]
+    assert lazy.asked == ["in 'own'", "['own']"]
+    lazy.asked.clear()
+    response = sitemap(rf.get("/sitemap.xml"), lazy)
+    assert response.status_code == 200
+    assert len(parse_urlset(response.content)) == 4  # type: ignore[attr-defined]
+    assert lazy.asked == ["iter", "['static']", "['own']"]
