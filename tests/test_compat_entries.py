@@ -119,3 +119,36 @@ def test_a_page_whose_every_priority_is_invalid_is_a_200_with_every_url(
         "Left out the priority of 2 more rows of source 'ranked' on page 1 for the same "
         "reason as item 1 (3 in all).",
     ]
+
+
+class TextLastmods(OutOfRange):
+    """A ``lastmod()`` that returns text for every item, where contrib's index would
+    take the newest text as a date."""
+
+    priority = 0.5
+
+    def lastmod(self, item: int) -> str:
+        return f"2024-03-0{item}"
+
+
+def test_a_lastmod_method_returning_text_keeps_every_url_and_dates_nothing(
+    rf: RequestFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    sitemaps = {"text": TextLastmods}
+    response = index(rf.get("/"), sitemaps, sitemap_url_name="compat-section")
+    assert response.status_code == 200
+    assert "Last-Modified" not in response
+    assert parse_index(response.content) == [  # type: ignore[attr-defined]
+        (f"{SITE}/compat/sitemap-text.xml", None)
+    ]
+    response = sitemap(rf.get("/"), sitemaps, section="text")
+    assert response.status_code == 200
+    assert "Last-Modified" not in response
+    assert parse_urlset(response.content) == [  # type: ignore[attr-defined]
+        Url(f"{SITE}/n/{item}/", None, "weekly", "0.5") for item in (1, 2, 3)
+    ]
+    assert caplog.messages == [
+        "Left out the lastmod of item 1 of source 'text': '2024-03-01' is not a date or datetime.",
+        "Left out the lastmod of 2 more rows of source 'text' on page 1 for the same reason "
+        "as item 1 (3 in all).",
+    ]
