@@ -121,11 +121,18 @@ def test_a_page_whose_every_priority_is_invalid_is_a_200_with_every_url(
     ]
 
 
-class TextLastmods(OutOfRange):
+class TextLastmods(Sitemap):  # type: ignore[type-arg]
     """A ``lastmod()`` that returns text for every item, where contrib's index would
     take the newest text as a date."""
 
+    changefreq = "weekly"
     priority = 0.5
+
+    def items(self) -> list[int]:
+        return [1, 2, 3]
+
+    def location(self, item: int) -> str:
+        return f"/n/{item}/"
 
     def lastmod(self, item: int) -> str:
         return f"2024-03-0{item}"

@@ -1270,7 +1270,7 @@ def test_a_lastmod_method_returning_no_date_skips_that_row_and_is_logged(
 
 
 class EveryPriorityInvalid(ArticleSource):
-    changefreq = Field("title")
+    changefreq = Field("title")  # type: ignore[assignment]
 
     def priority(self, row: dict[str, Any]) -> object:  # type: ignore[override]
         return 7.0
