@@ -55,8 +55,6 @@ class Tally:
 
     rows: int = 0
     skipped: int = 0
-    #: Optional values left out of the entries made (``LeftOut``).
-    left_out: int = 0
     reasons: dict[tuple[str, str], FirstSkip] = field(default_factory=dict)
 
     def end_page(self, page: int) -> None:
@@ -100,8 +98,6 @@ class LeftOut(InvalidEntry):
 def keep_made(section: str, key: str, exc: LeftOut, tally: Tally | None, strict: bool) -> Any:
     """Log each value ``exc`` left out of row ``key`` as ``skip_row()`` logs a skipped
     row (raise in strict mode), and return what the row made without them."""
-    if tally is not None and not strict:
-        tally.left_out += len(exc.reasons)
     for name, reason in exc.reasons:
         # "priority 1.5 is outside ...": the value's name is said once, before the key.
         tell(
