@@ -18,14 +18,8 @@ from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import InvalidEntry, SitemapSource
-from django_sitemapkit.sources.skips import (
-    LeftOut,
-    Tally,
-    keep_made,
-    reason_kind,
-    skip_row,
-    undate_row,
-)
+from django_sitemapkit.sources.optional import LeftOut
+from django_sitemapkit.sources.skips import Tally, keep_made, reason_kind, skip_row, undate_row
 
 SITE = "https://www.example.com"
 Sources = Callable[..., None]

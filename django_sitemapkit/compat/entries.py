@@ -27,9 +27,10 @@ from django_sitemapkit.encoding.encoder import Entry, Lines, entry_lines, url_el
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import X_DEFAULT, format_alternates
 from django_sitemapkit.locations.policy import LocationPolicy
-from django_sitemapkit.sources.entries import optional_values, unreversed
+from django_sitemapkit.sources.entries import unreversed
+from django_sitemapkit.sources.optional import LeftOut, optional_values
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import LeftOut, Tally, keep_made, skip_row, undate_row
+from django_sitemapkit.sources.skips import Tally, keep_made, skip_row, undate_row
 from django_sitemapkit.sources.writer import undate
 from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 

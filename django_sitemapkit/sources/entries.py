@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from operator import attrgetter, itemgetter
-from typing import Any, NoReturn
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, reverse
@@ -28,8 +28,8 @@ from django_sitemapkit.sources.declaration import (
     SitemapSource,
     field_value,
 )
+from django_sitemapkit.sources.optional import LeftOut, optional_pair
 from django_sitemapkit.sources.rows import RowShape
-from django_sitemapkit.sources.skips import LeftOut
 from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
 
 FORMATTERS: Mapping[str, Callable[[Any], str]] = {
@@ -219,7 +219,7 @@ class EntryMaker:
     def __call__(self) -> Callable[[Any], Entry]:
         """The fastest function for this source: constants are closed over. A
         ``changefreq`` or ``priority`` read per row that is invalid is left out of
-        the entry, which ``LeftOut`` carries (``optional_reader()``)."""
+        the entry, which ``LeftOut`` carries (``optional.py``)."""
         locate = self.locate
         lastmod = self.lastmod.read or fixed(self.lastmod.constant)
         # The tuple constructor itself: Entry(...) would run a Python-level
@@ -233,7 +233,10 @@ class EntryMaker:
                 return made
 
             return make_fixed
-        optional = optional_reader(self.changefreq, self.priority)
+        optional = optional_pair(
+            self.changefreq.read or fixed(self.changefreq.constant),
+            self.priority.read or fixed(self.priority.constant),
+        )
 
         def make(row: Any) -> Entry:
             location, date = locate(row), lastmod(row)
@@ -246,65 +249,6 @@ class EntryMaker:
             return made
 
         return make
-
-
-Optional = Callable[[Any], "str | None"]
-
-
-def optional_values(readers: tuple[tuple[str, Optional], ...], unit: Any) -> list[str | None]:
-    """The text of each of ``unit``'s optional values, by each ``(name, reader)``:
-    ``LeftOut`` with ``None`` for those that are invalid, the others read once (the
-    project's methods are never called twice). The one rule of every writer, the
-    drop-in's too: an optional value costs itself, never the URL."""
-    texts: list[str | None] = []
-    append = texts.append
-    try:
-        # One try around the loop, no test per value: the commonest case is every
-        # value valid.
-        for _, read in readers:
-            append(read(unit))
-    except InvalidEntry as exc:
-        leave_out(readers, unit, texts, exc)
-    return texts
-
-
-def leave_out(
-    readers: tuple[tuple[str, Optional], ...],
-    unit: Any,
-    texts: list[str | None],
-    exc: InvalidEntry,
-) -> NoReturn:
-    """``LeftOut`` for ``unit``, whose value after ``texts`` raised ``exc``: the values
-    after it read, each invalid one ``None`` with its reason."""
-    reasons = [(readers[len(texts)][0], str(exc))]
-    texts.append(None)
-    for name, read in readers[len(texts) :]:
-        try:
-            texts.append(read(unit))
-        except InvalidEntry as more:
-            texts.append(None)
-            reasons.append((name, str(more)))
-    raise LeftOut(tuple(texts), tuple(reasons))
-
-
-def optional_reader(changefreq: Value, priority: Value) -> Callable[[Any], list[str | None]]:
-    """A row's ``[changefreq, priority]`` texts, as ``optional_values()`` reads them,
-    its loop unrolled: the row-by-row loop calls it for every row, and this costs
-    some 30 ns a row over the two readers' own calls (timeit, Python 3.13)."""
-    read_changefreq = changefreq.read or fixed(changefreq.constant)
-    read_priority = priority.read or fixed(priority.constant)
-    readers = (("changefreq", read_changefreq), ("priority", read_priority))
-
-    def read(row: Any) -> list[str | None]:
-        texts: list[str | None] = []
-        try:
-            texts.append(read_changefreq(row))
-            texts.append(read_priority(row))
-        except InvalidEntry as exc:
-            leave_out(readers, row, texts, exc)
-        return texts
-
-    return read
 
 
 def fixed(text: str | None) -> Callable[[Any], str | None]:

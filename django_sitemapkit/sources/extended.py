@@ -18,7 +18,7 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import News, Related, RelatedQuery
 from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.declaration import Declaration
-from django_sitemapkit.sources.skips import LeftOut
+from django_sitemapkit.sources.optional import LeftOut
 
 logger = logging.getLogger("django_sitemapkit")
 

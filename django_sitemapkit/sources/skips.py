@@ -1,10 +1,6 @@
 """Rows that make no entry, counted (for the build's summary) and logged; and rows
 listed without an optional value (a ``lastmod`` later than now, ``values.Horizon``;
-a ``changefreq`` or ``priority`` that is invalid: ``LeftOut``), logged alike.
-
-Only the location decides whether a row gives an entry: an optional value that
-cannot be written costs that value, never the URL (search engines read a URL
-without them; Google and Bing ignore ``changefreq`` and ``priority`` altogether).
+one that is invalid, ``optional.LeftOut``), logged alike.
 
 A page logs the first row each reason costs in full, and at its end one line
 for the others. A sitemap mounted under a prefix, every location outside its
@@ -20,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.sources.optional import LeftOut
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -80,19 +77,6 @@ class Excluded(InvalidEntry):
     """A row its source's declaration keeps out (a ``canonical`` URL elsewhere): skipped
     and logged like an invalid one, but never raised in strict mode, as nothing is
     wrong with it."""
-
-
-class LeftOut(InvalidEntry):
-    """What a row gave without the optional values it could not have (``made``: its
-    entry, or its entries, or the values read), and why each was left out: raised by
-    the readers for the writer to log (``keep_made()``) and keep. As an
-    ``InvalidEntry``, a caller that does not know it skips the row, as before."""
-
-    def __init__(self, made: Any, reasons: tuple[tuple[str, str], ...]) -> None:
-        super().__init__("; ".join(reason for _, reason in reasons))
-        self.made = made
-        #: (the value's name, why it was left out), in the order read.
-        self.reasons = reasons
 
 
 def keep_made(section: str, key: str, exc: LeftOut, tally: Tally | None, strict: bool) -> Any:

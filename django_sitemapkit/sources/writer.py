@@ -34,7 +34,7 @@ from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.bulk import BulkLines
 from django_sitemapkit.sources.declaration import Declaration
 from django_sitemapkit.sources.disallowed import Guard, robots_guard
-from django_sitemapkit.sources.entries import EntryMaker, RowFormat, optional_reader
+from django_sitemapkit.sources.entries import EntryMaker, RowFormat, fixed
 from django_sitemapkit.sources.extended import (
     Extender,
     alternates_reader,
@@ -43,8 +43,9 @@ from django_sitemapkit.sources.extended import (
     news_reader,
     related_queries,
 )
+from django_sitemapkit.sources.optional import LeftOut, optional_pair
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import LeftOut, Tally, keep_made, skip_entry, undate_row
+from django_sitemapkit.sources.skips import Tally, keep_made, skip_entry, undate_row
 from django_sitemapkit.values import Horizon
 
 Reader = Callable[[Any], Any]
@@ -151,7 +152,10 @@ class Writer:
         tail = optional_elements(maker.changefreq.constant, maker.priority.constant)
         read_rest = None
         if maker.changefreq.read is not None or maker.priority.read is not None:
-            optional = optional_reader(maker.changefreq, maker.priority)
+            optional = optional_pair(
+                maker.changefreq.read or fixed(maker.changefreq.constant),
+                maker.priority.read or fixed(maker.priority.constant),
+            )
 
             def read_rest(row: Any) -> str:
                 return optional_elements(*optional(row))

@@ -28,10 +28,10 @@ from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoding.encoder import Entry, Lines, entry_lines, url_element
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations.policy import LocationPolicy
-from django_sitemapkit.sources.entries import optional_values
+from django_sitemapkit.sources.optional import LeftOut, optional_values
 from django_sitemapkit.sources.plan import Plan
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import LeftOut, Tally, keep_made, skip_entry, undate_row
+from django_sitemapkit.sources.skips import Tally, keep_made, skip_entry, undate_row
 from django_sitemapkit.sources.writer import PageWriter, undate
 from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 
