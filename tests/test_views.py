@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError, close_old_connections, connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
@@ -1317,4 +1318,31 @@ def test_an_invalid_priority_raises_in_strict_mode(client: Client, sources: Sour
         client.get("/sitemap-articles-1.xml")
     assert str(raised.value) == (
         f"Left out the priority of pk={article.pk} of source 'articles': 7.0 is outside 0.0 to 1.0."
+    )
+
+
+class PriorityOutOfRange(ArticleSource):
+    priority = 2
+
+
+def test_a_constant_priority_out_of_range_leaves_every_url_without_it(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture, settings: Any
+) -> None:
+    # sitemapkit.E009 reports it at start-up; a server that runs no checks (gunicorn)
+    # answered every page and the index with a 500.
+    sources(PriorityOutOfRange)
+    ArticleFactory.create(slug="a", updated_at=None)
+    assert get_urls(client, "/sitemap-articles-1.xml") == [
+        Url(f"{SITE}/articles/a/", None, "weekly")
+    ]
+    assert fetch(client, "/sitemap.xml")[0] == 200
+    assert set(caplog.messages) == {
+        "Source 'articles': its priority 2 is outside 0.0 to 1.0, so every URL of the "
+        "section is listed without it."
+    }
+    settings.SITEMAPKIT_STRICT = True
+    with pytest.raises(ImproperlyConfigured) as raised:
+        client.get("/sitemap-articles-1.xml")
+    assert str(raised.value) == (
+        "Source 'articles': its priority 2 is outside 0.0 to 1.0. Fix the declaration."
     )
