@@ -1107,3 +1107,27 @@ def test_a_row_the_driver_cannot_decode_is_skipped_and_reported(
         f"Skipped pk={articles[1].pk} of source 'articles': the database driver cannot read it "
         "(Could not decode to UTF-8 column 'slug' with text 'a\ufffdb')."
     ]
+
+
+class EveryPriorityInvalid(SmallPages):
+    def priority(self, row: dict[str, Any]) -> object:  # type: ignore[override]
+        return 1.5
+
+
+def test_a_build_keeps_every_url_whose_priority_is_invalid(
+    sources: Sources, out: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(EveryPriorityInvalid)
+    made = [ArticleFactory.create(slug=slug, updated_at=None) for slug in "abc"]
+    build(out)
+    assert urls_of(out, "sitemap-articles-1.xml", "sitemap-articles-2.xml") == [
+        Url(f"{SITE}/articles/{slug}/", None, "weekly") for slug in "abc"
+    ]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"Left out the priority of pk={made[0].pk} of source 'articles': 1.5 is outside 0.0 "
+        "to 1.0.",
+        "Left out the priority of 1 more row of source 'articles' on page 1 for the same "
+        f"reason as pk={made[0].pk} (2 in all).",
+        f"Left out the priority of pk={made[2].pk} of source 'articles': 1.5 is outside 0.0 "
+        "to 1.0.",
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +12,13 @@ import pytest
 from contrib_side_by_side import SITE, at, serve_side_by_side, tricky_articles
 from django.contrib.sitemaps import GenericSitemap, Sitemap
 from django.db import connection
-from django.http import Http404
 from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils.http import http_date
 from factories import ArticleFactory
 from lxml import etree
-from sitemap_xml import NS, fetch, parse_index, parse_urlset
+from sitemap_xml import NS, Url, fetch, parse_index, parse_urlset
+from testapp.contrib_sitemaps import SITEMAPS
 from testapp.models import Article
 
 from django_sitemapkit import InvalidEntry
@@ -70,7 +71,7 @@ def skipped_loc(article: Article) -> str:
 def test_pages_list_contribs_locations(client: Client, articles: list[Article], page: str) -> None:
     status, expected = contrib_locs(client, f"/contrib/{page}")
     assert status == 200
-    assert our_locs(client, f"/compat/{page}") == (200, expected - {skipped_loc(articles[2])})
+    assert our_locs(client, f"/compat/{page}") == (200, expected)
 
 
 def test_tricky_values_are_escaped_once_and_percent_encoded(
@@ -83,23 +84,30 @@ def test_tricky_values_are_escaped_once_and_percent_encoded(
     assert [(url.lastmod, url.priority) for url in urls] == [
         ("2024-03-01T12:00:00+00:00", "0.8"),
         (None, None),
+        ("2024-03-03T12:00:00+00:00", None),
     ]
 
 
-def test_invalid_priority_is_skipped_and_logged(
+def test_an_invalid_priority_is_left_out_and_logged_its_url_kept(
     client: Client, articles: list[Article], caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
-        status, _, _ = fetch(client, "/compat/sitemap-articles.xml")
+        status, body, _ = fetch(client, "/compat/sitemap-articles.xml")
     assert status == 200
+    assert parse_urlset(body)[2] == Url(
+        skipped_loc(articles[2]), "2024-03-03T12:00:00+00:00", "weekly"
+    )
     assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == [
-        f"Skipped pk={articles[2].pk} of source 'articles': priority 1.5 is outside 0.0 to 1.0."
+        f"Left out the priority of pk={articles[2].pk} of source 'articles': 1.5 is outside "
+        "0.0 to 1.0."
     ]
 
 
 def test_strict_mode_raises(client: Client, articles: list[Article], settings: Any) -> None:
     settings.SITEMAPKIT_STRICT = True
-    with pytest.raises(InvalidEntry, match=r"priority 1\.5"):
+    with pytest.raises(
+        InvalidEntry, match=r"^Left out the priority of pk=\d+ of source 'articles': 1\.5 "
+    ):
         client.get("/compat/sitemap-articles.xml")
 
 
@@ -301,10 +309,14 @@ def test_every_section_in_one_document(client: Client, articles: list[Article]) 
     _, body, _ = fetch(client, "/compat/all.xml")
     locs = [url.loc for url in parse_urlset(body)]
     # contrib's order: the sections' in the dict, each page's items in order.
-    assert locs[:2] == [f"{SITE}/articles/a&b%3Cc%3E'd%22e/", f"{SITE}/articles/caf%C3%A9-%C3%BC/"]
-    assert locs[2:4] == [f"{SITE}/", f"{SITE}/about/"]
+    assert locs[:3] == [
+        f"{SITE}/articles/a&b%3Cc%3E'd%22e/",
+        f"{SITE}/articles/caf%C3%A9-%C3%BC/",
+        f"{SITE}/articles/too-high/",
+    ]
+    assert locs[3:5] == [f"{SITE}/", f"{SITE}/about/"]
     assert locs[-2:] == [f"{SITE}/about/", f"{SITE}/own/"]
-    assert len(locs) == 2 + 2 + 7 + 2
+    assert len(locs) == 3 + 2 + 7 + 2
 
 
 def test_50001_items_make_two_pages(client: Client) -> None:
@@ -355,26 +367,44 @@ class SometimesDated(Sitemap):  # type: ignore[type-arg]
         return at(item) if item == 1 else "yesterday"
 
 
-def test_a_lastmod_that_is_no_date_is_skipped_and_logged_never_a_500(
+def test_a_lastmod_that_is_no_date_is_left_out_and_logged_its_url_kept(
     rf: RequestFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     response = sitemap(rf.get("/sitemap.xml"), {"dated": SometimesDated}, section="dated")
     body = response.content  # type: ignore[attr-defined]
     assert response.status_code == 200
-    assert response["Last-Modified"] == http_date(at(1).timestamp())
-    assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/n/1/"]
-    assert caplog.messages == [
-        "Skipped item 2 of source 'dated': lastmod 'yesterday' is not a date or datetime."
+    # A URL is written without a lastmod: the page has no Last-Modified, as contrib's
+    # has none when one of its URLs has no lastmod.
+    assert "Last-Modified" not in response
+    assert parse_urlset(body) == [
+        Url(f"{SITE}/n/1/", "2024-03-01T12:00:00+00:00"),
+        Url(f"{SITE}/n/2/"),
     ]
-    # A GenericSitemap's date_field that holds no date: every item skipped, a 404.
+    assert caplog.messages == [
+        "Left out the lastmod of item 2 of source 'dated': 'yesterday' is not a date or datetime."
+    ]
+    caplog.clear()
+    response = index(
+        rf.get("/sitemap.xml"), {"dated": SometimesDated}, sitemap_url_name="compat-section"
+    )
+    assert response.status_code == 200
+    assert parse_index(response.content) == [  # type: ignore[attr-defined]
+        (f"{SITE}/compat/sitemap-dated.xml", None)
+    ]
+    assert "Last-Modified" not in response
+    # A GenericSitemap's date_field that holds no date: every URL kept, none dated.
     caplog.clear()
     article = ArticleFactory.create(title="x")
     titled = GenericSitemap({"queryset": Article.objects.order_by("pk"), "date_field": "title"})
-    with pytest.raises(Http404):
-        sitemap(rf.get("/sitemap.xml"), {"titled": titled}, section="titled")
-    assert caplog.messages[0] == (
-        f"Skipped pk={article.pk} of source 'titled': lastmod 'x' is not a date or datetime."
-    )
+    response = sitemap(rf.get("/sitemap.xml"), {"titled": titled}, section="titled")
+    assert response.status_code == 200
+    assert parse_urlset(response.content) == [  # type: ignore[attr-defined]
+        Url(f"{SITE}{article.get_absolute_url()}")
+    ]
+    assert caplog.messages == [
+        f"Left out the lastmod of pk={article.pk} of source 'titled': 'x' is not a date or "
+        "datetime."
+    ]
 
 
 def test_robots_txt_is_not_read_by_the_drop_in(
@@ -428,3 +458,53 @@ def test_a_lastmod_in_the_future_is_left_out_as_the_engine_s_sources_leave_it_ou
     assert parse_index(response.content) == [  # type: ignore[attr-defined]
         (f"{SITE}/compat/sitemap-dated.xml", None)
     ]
+
+
+class Lazy(Mapping[str, Any]):
+    """A project's sitemaps, made on first use: iterated as contrib's views iterate it,
+    and no ``len()`` (here it would build and count every section)."""
+
+    def __init__(self, sitemaps: Mapping[str, Any]) -> None:
+        self.sitemaps = sitemaps
+        self.asked: list[str] = []
+
+    def __getitem__(self, name: str) -> Any:
+        self.asked.append(f"[{name!r}]")
+        return self.sitemaps[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self.asked.append("iter")
+        return iter(self.sitemaps)
+
+    def __len__(self) -> int:
+        raise AssertionError("len() of the sitemaps mapping")
+
+    def __contains__(self, name: object) -> bool:
+        self.asked.append(f"in {name!r}")
+        return name in self.sitemaps
+
+
+def test_a_lazy_mapping_without_len_is_served_as_contrib_reads_it(
+    rf: RequestFactory, articles: list[Article]
+) -> None:
+    lazy = Lazy({"static": SITEMAPS["static"], "own": SITEMAPS["own"]})
+    response = index(rf.get("/sitemap.xml"), lazy, sitemap_url_name="compat-section")
+    assert response.status_code == 200
+    assert [loc for loc, _ in parse_index(response.content)] == [  # type: ignore[attr-defined]
+        f"{SITE}/compat/sitemap-static.xml",
+        f"{SITE}/compat/sitemap-own.xml",
+    ]
+    assert lazy.asked == ["iter", "['static']", "['own']"]
+    lazy.asked.clear()
+    response = sitemap(rf.get("/sitemap-own.xml"), lazy, section="own")
+    assert response.status_code == 200
+    assert [url.loc for url in parse_urlset(response.content)] == [  # type: ignore[attr-defined]
+        f"{SITE}/about/",
+        f"{SITE}/own/",
+    ]
+    assert lazy.asked == ["in 'own'", "['own']"]
+    lazy.asked.clear()
+    response = sitemap(rf.get("/sitemap.xml"), lazy)
+    assert response.status_code == 200
+    assert len(parse_urlset(response.content)) == 4  # type: ignore[attr-defined]
+    assert lazy.asked == ["iter", "['static']", "['own']"]

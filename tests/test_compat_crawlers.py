@@ -88,13 +88,16 @@ class Web:
 # -- Scrapy ------------------------------------------------------------------------------
 
 
-def valid(entry: dict[str, Any]) -> bool:
-    """sitemaps.org's rule the drop-in applies and contrib does not: priority 0.0 to 1.0."""
-    return "priority" not in entry or 0.0 <= float(entry["priority"]) <= 1.0
+def as_written(entry: dict[str, Any]) -> dict[str, Any]:
+    """sitemaps.org's rule the drop-in applies and contrib does not: a priority outside
+    0.0 to 1.0 is left out (the URL is kept)."""
+    if "priority" not in entry or 0.0 <= float(entry["priority"]) <= 1.0:
+        return entry
+    return {name: value for name, value in entry.items() if name != "priority"}
 
 
 def contrib_pages(web: Web) -> dict[str, list[dict[str, Any]]]:
-    """URL on /compat/ -> the valid entries Scrapy reads on contrib's same page, for each
+    """URL on /compat/ -> the entries Scrapy reads on contrib's same page, for each
     page contrib's index lists with entries (the drop-in leaves an empty one out)."""
     index = web.scrapy(CONTRIB_INDEX)
     assert index.type == "sitemapindex"
@@ -105,7 +108,7 @@ def contrib_pages(web: Web) -> dict[str, list[dict[str, Any]]]:
         entries = list(page)
         if entries:
             compat = item["loc"].replace(f"{SITE}/contrib/", f"{SITE}/compat/")
-            pages[compat] = [entry for entry in entries if valid(entry)]
+            pages[compat] = [as_written(entry) for entry in entries]
     return pages
 
 
@@ -142,7 +145,7 @@ def test_scrapy_reads_the_index_and_every_page_as_contrib_lists_them(
     assert locations == contrib_locations
     assert f"{SITE}/articles/a&b%3Cc%3E'd%22e/" in locations
     assert f"{SITE}/articles/caf%C3%A9-%C3%BC/" in locations
-    assert f"{SITE}/articles/too-high/" not in locations
+    assert f"{SITE}/articles/too-high/" in locations
 
 
 class Crawler(SitemapSpider):
@@ -222,10 +225,10 @@ def expected_usp(articles: list[Article]) -> dict[str, list[UspUrl]]:
                 reverse("article-detail", kwargs={"slug": article.slug}),
                 article.updated_at,
                 ArticleSitemap.changefreq,
-                article.priority,
+                # Outside 0.0 to 1.0: left out, the URL kept.
+                None if article.priority is not None and article.priority > 1 else article.priority,
             )
             for article in published[start : start + limit]
-            if article.priority is None or 0.0 <= article.priority <= 1.0
         ]
     static = StaticViewSitemap
     pages[f"{SITE}/compat/sitemap-static.xml"] = [
@@ -248,7 +251,7 @@ def test_ultimate_sitemap_parser_reads_the_index_and_every_page(
 ) -> None:
     expected = expected_usp(articles)
     assert len(expected) == 6
-    assert [len(urls) for urls in expected.values()] == [2, 3, 1, 2, 7, 2]
+    assert [len(urls) for urls in expected.values()] == [3, 3, 1, 2, 7, 2]
     web = Web(client)
 
     status, _, body = web.get(INDEX)

@@ -16,7 +16,7 @@ from django.contrib.sitemaps import Sitemap
 from django.contrib.sites.models import Site
 from django.core.management import call_command
 from django.http import HttpRequest
-from django.test import Client, override_settings
+from django.test import Client, RequestFactory, override_settings
 from django.urls import include, path
 from sitemap_xml import fetch, parse_urlset
 
@@ -24,6 +24,7 @@ from django_sitemapkit import compat
 from django_sitemapkit.compat.served import OriginSite, given_site, takes_request
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.base_urls import Origin
+from django_sitemapkit.sites.hosts import UnknownHost, site_for_request
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 WWW = "https://www.example.com"
@@ -182,3 +183,34 @@ def test_a_missing_base_url_names_the_setting_and_the_unchecked_app(
             (record,) = [r for r in caplog.records if r.name == "django.request"]
             assert record.exc_info is not None
             assert str(record.exc_info[1]) == message
+
+
+@pytest.mark.parametrize(
+    "sites", ["django.contrib.sites", {"www": WWW, "shop": "https://shop.example.com"}]
+)
+def test_the_test_client_s_host_gets_site_id_s_sitemap_on_its_base_url(
+    client: Client, settings: Any, sites: Any
+) -> None:
+    """contrib's views give SITE_ID's Site on any host, the test client's ``testserver``
+    too: a project's own sitemap tests pass unchanged. The locations are still on the
+    configured site's base URL, never the request's host."""
+    settings.SITEMAPKIT_SITES = sites
+    settings.ALLOWED_HOSTS = ["testserver", "shop.example.com"]
+    Site.objects.filter(pk=1).update(domain="www.example.com")
+    Site.objects.create(domain="shop.example.com", name="shop")
+    assert served(client) == [f"{WWW}/page/", f"{WWW}/seen/served.xml"]
+    assert SiteSitemap.given == [Site.objects.get(pk=1)]
+    # A host a site has gets that site, as before.
+    status, body, _ = fetch(client, "/served.xml", host="shop.example.com")
+    assert status == 200
+    assert parse_urlset(body)[0].loc == "https://shop.example.com/page/"
+    # Elsewhere a host no site has is still a 404.
+    with pytest.raises(UnknownHost):
+        site_for_request(RequestFactory().get("/"))
+
+
+@override_settings(SITEMAPKIT_SITES={"shop": "https://shop.example.com"})
+def test_without_a_site_for_site_id_s_row_a_host_no_site_has_is_a_404(client: Client) -> None:
+    assert fetch(client, "/served.xml")[0] == 404
+    with override_settings(SITE_ID=None):
+        assert fetch(client, "/served.xml")[0] == 404

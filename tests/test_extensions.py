@@ -723,3 +723,29 @@ def test_ultimate_sitemap_parser_and_scrapy_read_every_extension(
     assert [item["alternate"] for item in scraped] == [
         [href for _, href in url.alternates] for url in expected
     ]
+
+
+class I18nBadPriority(I18nDefault):
+    def priority(self, row: dict[str, Any]) -> object:  # type: ignore[override]
+        return 2
+
+
+@I18N
+def test_an_invalid_priority_is_left_out_of_every_language_s_url_and_told_once(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(I18nBadPriority)
+    article = ArticleFactory.create(slug="a", updated_at=None)
+    links = [
+        ("fr", f"{SITE}/fr/articles/a/"),
+        ("pt-br", f"{SITE}/pt-br/articles/a/"),
+        ("x-default", f"{SITE}/en/articles/a/"),
+    ]
+    assert page_urls(client, "/sitemap-i18n-default-1.xml") == [
+        ExtendedUrl(f"{SITE}/fr/articles/a/", None, "weekly", alternates=links),
+        ExtendedUrl(f"{SITE}/pt-br/articles/a/", None, "weekly", alternates=links),
+    ]
+    assert warnings(caplog) == [
+        f"Left out the priority of pk={article.pk} of source 'i18n-default': 2 is outside 0.0 "
+        "to 1.0."
+    ]

@@ -280,3 +280,25 @@ def test_a_lastmod_field_that_is_no_date_is_never_a_500(
     status, body, _ = fetch(client, "/sitemap.html")
     assert status == 200
     assert index_sections(document(body))[0].summary == "1 page"
+
+
+class EveryPriorityInvalid(Titled):
+    def priority(self, row: dict[str, Any]) -> object:  # type: ignore[override]
+        return "high"
+
+
+def test_a_page_whose_every_priority_is_invalid_lists_every_row(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(EveryPriorityInvalid)
+    made = [ArticleFactory.create(slug=slug, title=slug.upper()) for slug in "abc"]
+    status, body, _ = fetch(client, "/sitemap-articles-1.html")
+    assert status == 200
+    assert [(row.link.href, row.link.text) for row in page_rows(document(body))] == [
+        (f"/articles/{slug}/", slug.upper()) for slug in "abc"
+    ]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"Left out the priority of pk={made[0].pk} of source 'articles': 'high' is not a number.",
+        "Left out the priority of 2 more rows of source 'articles' on page 1 for the same "
+        f"reason as pk={made[0].pk} (3 in all).",
+    ]

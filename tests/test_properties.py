@@ -7,7 +7,8 @@ foreign hosts, naive and aware datetimes from year 1 to 9999, NaN...). For
 each data set the pages and the index are served by the views and written by
 ``build_sitemaps``; each document must validate against the official schema,
 and be read back, by lxml and by a real consumer (ultimate-sitemap-parser),
-to exactly the entries the oracle below calls valid. Every other row must be
+to exactly the entries the oracle below calls valid, each without the
+``changefreq`` or ``priority`` it calls invalid. Every other row must be
 skipped with a warning naming its source and primary key, or raise in strict
 mode.
 
@@ -237,8 +238,9 @@ class Expected:
     lastmod: dt.date | None
     changefreq: str | None
     priority: Decimal | None
-    valid_values: bool  # lastmod, changefreq and priority are all acceptable
+    valid_values: bool  # lastmod is acceptable (changefreq and priority are left out if not)
     undated: bool = False  # listed without its lastmod, one in the future
+    left_out: tuple[str, ...] = ()  # the optional values listed without: invalid
 
 
 def in_future(value: dt.date) -> bool:
@@ -291,16 +293,24 @@ def expected_priority(value: Any) -> Decimal | None:
 
 def expectation(pk: int, loc: object, lastmod: Any, changefreq: Any, priority: Any) -> Expected:
     try:
-        values = (
-            expected_lastmod(lastmod),
-            expected_changefreq(changefreq),
-            expected_priority(priority),
-        )
+        date = expected_lastmod(lastmod)
     except Invalid:
         return Expected(pk, loc, None, None, None, False)
-    if values[0] is not None and in_future(values[0]):
-        return Expected(pk, loc, None, *values[1:], True, undated=True)
-    return Expected(pk, loc, *values, True)
+    # An invalid changefreq or priority is left out of its entry, which is kept.
+    left_out = []
+    try:
+        frequency = expected_changefreq(changefreq)
+    except Invalid:
+        frequency = None
+        left_out.append("changefreq")
+    try:
+        weight = expected_priority(priority)
+    except Invalid:
+        weight = None
+        left_out.append("priority")
+    if date is not None and in_future(date):
+        return Expected(pk, loc, None, frequency, weight, True, True, tuple(left_out))
+    return Expected(pk, loc, date, frequency, weight, True, False, tuple(left_out))
 
 
 def resolved(path: str) -> str:
@@ -578,11 +588,13 @@ def test_strict_mode_raises_at_the_first_invalid_row(
     sources(Computed)
     with fresh_rows(), override_settings(SITEMAPKIT_STRICT=True):
         expected = store_computed(computed)
-        # A row skipped, or listed without its lastmod (in the future): strict raises.
+        # A row skipped, or listed without its lastmod (in the future) or another
+        # value (invalid): strict raises.
         surely_refused = [
             e
             for e in expected
-            if e.loc is None or (e.loc is not UNKNOWN and (not e.valid_values or e.undated))
+            if e.loc is None
+            or (e.loc is not UNKNOWN and (not e.valid_values or e.undated or e.left_out))
         ]
         urls, error = strict_outcome(client)
     if error is None:
@@ -590,17 +602,21 @@ def test_strict_mode_raises_at_the_first_invalid_row(
         assert len(urls) == len(expected)
     else:
         match = re.match(
-            r"(Skipped|Left out the lastmod of) pk=(\d+) of source 'computed': ", error
+            r"(Skipped|Left out the (lastmod|changefreq|priority) of) pk=(\d+) of source "
+            "'computed': ",
+            error,
         )
         assert match, error
         # No row before the one named is one the oracle calls refused, and the
         # one named is not one it calls valid.
-        assert all(e.pk >= int(match[2]) for e in surely_refused)
-        [named] = [e for e in expected if e.pk == int(match[2])]
+        assert all(e.pk >= int(match[3]) for e in surely_refused)
+        [named] = [e for e in expected if e.pk == int(match[3])]
         if match[1] == "Skipped":
             assert named.loc is None or named.loc is UNKNOWN or not named.valid_values
-        else:
+        elif match[2] == "lastmod":
             assert named.undated
+        else:
+            assert match[2] in named.left_out
 
 
 def strict_outcome(client: Client) -> tuple[list[Url], str | None]:

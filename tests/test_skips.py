@@ -18,7 +18,8 @@ from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import InvalidEntry, SitemapSource
-from django_sitemapkit.sources.skips import Tally, reason_kind, skip_row, undate_row
+from django_sitemapkit.sources.optional import LeftOut
+from django_sitemapkit.sources.skips import Tally, keep_made, reason_kind, skip_row, undate_row
 
 SITE = "https://www.example.com"
 Sources = Callable[..., None]
@@ -50,6 +51,52 @@ def test_a_reason_without_its_values() -> None:
     assert reason_kind("URL argument 'slug' (field 'slug') is None") == "URL argument ...) is None"
     assert reason_kind("changefreq 'x' is not one of always, hourly") != reason_kind(
         "lastmod 'x' is not a date or datetime"
+    )
+
+
+class Bound:
+    def priority(self) -> None: ...
+
+
+def test_a_bound_method_s_address_is_one_of_its_values() -> None:
+    # A mixin copies an instance's methods into its URL dicts: every request's
+    # instance is another address, the reason the same.
+    first, second = Bound(), Bound()
+    assert reason_kind(f"{first.priority!r} is not a number") == reason_kind(
+        f"{second.priority!r} is not a number"
+    )
+
+
+def test_values_left_out_are_told_once_per_page_as_skipped_rows_are(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="django_sitemapkit")
+    tally = Tally()
+    reasons = (("changefreq", "changefreq 'x' is not one of always"), ("priority", "priority 7"))
+    for pk in (1, 2):
+        assert keep_made("posts", f"pk={pk}", LeftOut(pk, reasons), tally, False) == pk
+    tally.end_page(1)
+    assert tally.skipped == 0
+    assert logged(caplog) == [
+        ("WARNING", "Left out the changefreq of pk=1 of source 'posts': 'x' is not one of always."),
+        ("WARNING", "Left out the priority of pk=1 of source 'posts': 7."),
+        ("DEBUG", "Left out the changefreq of pk=2 of source 'posts': 'x' is not one of always."),
+        ("DEBUG", "Left out the priority of pk=2 of source 'posts': 7."),
+        (
+            "WARNING",
+            "Left out the changefreq of 1 more row of source 'posts' on page 1 for the same "
+            "reason as pk=1 (2 in all).",
+        ),
+        (
+            "WARNING",
+            "Left out the priority of 1 more row of source 'posts' on page 1 for the same "
+            "reason as pk=1 (2 in all).",
+        ),
+    ]
+    with pytest.raises(InvalidEntry) as raised:
+        keep_made("posts", "pk=3", LeftOut(3, reasons), Tally(), strict=True)
+    assert str(raised.value) == (
+        "Left out the changefreq of pk=3 of source 'posts': 'x' is not one of always."
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError, close_old_connections, connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
@@ -537,16 +538,23 @@ def test_values_from_fields_across_relations(
         slug="a", category=shoes, changefreq="daily", priority=0.9, updated_at=at(1)
     )
     ArticleFactory.create(slug="b", category=shoes, changefreq=None, priority=None, updated_at=None)
-    bad = ArticleFactory.create(slug="c", category=shoes, changefreq="Daily", priority=0.5)
-    worse = ArticleFactory.create(slug="d", category=shoes, priority=7.0)
+    bad = ArticleFactory.create(
+        slug="c", category=shoes, changefreq="Daily", priority=0.5, updated_at=None
+    )
+    worse = ArticleFactory.create(
+        slug="d", category=shoes, changefreq="weekly", priority=7.0, updated_at=None
+    )
+    # An invalid changefreq or priority is left out; the URL is kept.
     assert get_urls(client, "/sitemap-fields-1.xml") == [
         Url(f"{SITE}/c/shoes/a/", "2024-03-01T00:00:00+00:00", "daily", "0.9"),
         Url(f"{SITE}/c/shoes/b/"),
+        Url(f"{SITE}/c/shoes/c/", None, None, "0.5"),
+        Url(f"{SITE}/c/shoes/d/", None, "weekly"),
     ]
     assert [r.getMessage() for r in caplog.records] == [
-        f"Skipped pk={bad.pk} of source 'fields': changefreq 'Daily' is not one of always, "
-        "hourly, daily, weekly, monthly, yearly, never.",
-        f"Skipped pk={worse.pk} of source 'fields': priority 7.0 is outside 0.0 to 1.0.",
+        f"Left out the changefreq of pk={bad.pk} of source 'fields': 'Daily' is not one of "
+        "always, hourly, daily, weekly, monthly, yearly, never.",
+        f"Left out the priority of pk={worse.pk} of source 'fields': 7.0 is outside 0.0 to 1.0.",
     ]
 
 
@@ -1259,4 +1267,82 @@ def test_a_lastmod_method_returning_no_date_skips_that_row_and_is_logged(
     assert (
         f"Skipped pk={other.pk} of source 'articles': lastmod 'soon' is not a date or datetime."
         in caplog.messages
+    )
+
+
+class EveryPriorityInvalid(ArticleSource):
+    changefreq = Field("title")  # type: ignore[assignment]
+
+    def priority(self, row: dict[str, Any]) -> object:  # type: ignore[override]
+        return 7.0
+
+
+def test_a_page_whose_every_priority_and_changefreq_is_invalid_lists_every_url(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture
+) -> None:
+    sources(EveryPriorityInvalid)
+    made = [ArticleFactory.create(slug=slug, title="Weekly", updated_at=None) for slug in "abc"]
+    assert get_urls(client, "/sitemap-articles-1.xml") == [
+        Url(f"{SITE}/articles/{slug}/") for slug in "abc"
+    ]
+    # Logged once per reason and page, not per row.
+    first = made[0].pk
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.levelname == "WARNING"] == [
+        (
+            "WARNING",
+            f"Left out the changefreq of pk={first} of source 'articles': 'Weekly' is not one "
+            "of always, hourly, daily, weekly, monthly, yearly, never.",
+        ),
+        (
+            "WARNING",
+            f"Left out the priority of pk={first} of source 'articles': 7.0 is outside 0.0 to 1.0.",
+        ),
+        (
+            "WARNING",
+            "Left out the changefreq of 2 more rows of source 'articles' on page 1 for the same "
+            f"reason as pk={first} (3 in all).",
+        ),
+        (
+            "WARNING",
+            "Left out the priority of 2 more rows of source 'articles' on page 1 for the same "
+            f"reason as pk={first} (3 in all).",
+        ),
+    ]
+
+
+@override_settings(SITEMAPKIT_STRICT=True)
+def test_an_invalid_priority_raises_in_strict_mode(client: Client, sources: Sources) -> None:
+    sources(EveryPriorityInvalid)
+    article = ArticleFactory.create(slug="a", title="weekly")
+    with pytest.raises(InvalidEntry) as raised:
+        client.get("/sitemap-articles-1.xml")
+    assert str(raised.value) == (
+        f"Left out the priority of pk={article.pk} of source 'articles': 7.0 is outside 0.0 to 1.0."
+    )
+
+
+class PriorityOutOfRange(ArticleSource):
+    priority = 2
+
+
+def test_a_constant_priority_out_of_range_leaves_every_url_without_it(
+    client: Client, sources: Sources, caplog: pytest.LogCaptureFixture, settings: Any
+) -> None:
+    # sitemapkit.E009 reports it at start-up; a server that runs no checks (gunicorn)
+    # answered every page and the index with a 500.
+    sources(PriorityOutOfRange)
+    ArticleFactory.create(slug="a", updated_at=None)
+    assert get_urls(client, "/sitemap-articles-1.xml") == [
+        Url(f"{SITE}/articles/a/", None, "weekly")
+    ]
+    assert fetch(client, "/sitemap.xml")[0] == 200
+    assert set(caplog.messages) == {
+        "Source 'articles': its priority 2 is outside 0.0 to 1.0, so every URL of the "
+        "section is listed without it."
+    }
+    settings.SITEMAPKIT_STRICT = True
+    with pytest.raises(ImproperlyConfigured) as raised:
+        client.get("/sitemap-articles-1.xml")
+    assert str(raised.value) == (
+        "Source 'articles': its priority 2 is outside 0.0 to 1.0. Fix the declaration."
     )

@@ -1,7 +1,11 @@
 """A contrib ``Sitemap``'s units (items, ``(item, language)`` pairs, or the dicts its
 ``get_urls()`` returns) to entries: each value read as contrib reads it, then
-checked and formatted by the engine, an invalid entry skipped and logged (or
-raised with ``SITEMAPKIT_STRICT``)."""
+checked and formatted by the engine. An invalid location skips its entry; an
+invalid ``lastmod``, ``changefreq`` or ``priority`` (a bound method a mixin copied
+into a dict uncalled, a string, a number out of range) is left out of its
+entry, which is kept, where contrib's template would write it as given. Both
+are logged once per reason and page (``sources/skips.py``), or raised with
+``SITEMAPKIT_STRICT``."""
 
 from __future__ import annotations
 
@@ -24,8 +28,9 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import X_DEFAULT, format_alternates
 from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.entries import unreversed
+from django_sitemapkit.sources.optional import LeftOut, optional_values
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, skip_row, undate_row
+from django_sitemapkit.sources.skips import Tally, keep_made, skip_row, undate_row
 from django_sitemapkit.sources.writer import undate
 from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 
@@ -57,6 +62,12 @@ def contrib_lastmod_text(value: Any) -> str:
 
 
 Reader = Callable[[Any], "str | None"]
+#: How each optional value is checked and written, in the order of an entry's.
+WRITTEN: Mapping[str, Callable[[Any], str | None]] = {
+    "lastmod": contrib_lastmod_text,
+    "changefreq": format_changefreq,
+    "priority": priority_text,
+}
 
 
 def value_reader(site: Any, name: str, written: Callable[[Any], str | None]) -> Reader:
@@ -109,6 +120,8 @@ class ContribWriter:
         for unit in chunk:
             try:
                 made.append(make(unit))
+            except LeftOut as exc:
+                made.append(keep_made(self.contrib.section, key(unit), exc, tally, self.strict))
             except InvalidEntry as exc:
                 skip_row(self.contrib.section, key(unit), str(exc), tally, self.strict)
                 continue
@@ -147,22 +160,15 @@ class ContribWriter:
         return self.item_entry
 
     @cached_property
-    def readers(self) -> tuple[Reader, Reader, Reader]:
+    def readers(self) -> tuple[tuple[str, Reader], ...]:
         """How ``lastmod``, ``changefreq`` and ``priority`` are read and formatted."""
         site = self.contrib.site
-        return (
-            value_reader(site, "lastmod", contrib_lastmod_text),
-            value_reader(site, "changefreq", format_changefreq),
-            value_reader(site, "priority", priority_text),
-        )
+        return tuple((name, value_reader(site, name, written)) for name, written in WRITTEN.items())
 
     def checked(self, location: Any, item: Any, extras: Extras | None = None) -> Entry:
         if not isinstance(location, str):
             raise InvalidEntry(f"location {location!r} is not a string")
-        lastmod, changefreq, priority = self.readers
-        return Entry(
-            self.policy.absolute(location), lastmod(item), changefreq(item), priority(item), extras
-        )
+        return kept_entry(self.policy.absolute(location), self.readers, item, extras)
 
     def location(self, item: Any, language: str | None = None) -> Any:
         """``location(item)``, under ``language`` when given (contrib's ``_location()``)."""
@@ -213,11 +219,31 @@ class ContribWriter:
             }
             own = self.policy.absolute(location)
             extras = Extras(format_alternates(links, own, self.policy))
-        lastmod, changefreq = url.get("lastmod"), url.get("changefreq")
-        return Entry(
-            self.policy.absolute(location),
-            None if lastmod is None else contrib_lastmod_text(lastmod),
-            None if changefreq is None else format_changefreq(changefreq),
-            priority_text(url.get("priority")),
-            extras,
-        )
+        return kept_entry(self.policy.absolute(location), DICT_READERS, url, extras)
+
+
+def kept_entry(
+    location: str, readers: tuple[tuple[str, Reader], ...], unit: Any, extras: Extras | None
+) -> Entry:
+    """The entry of ``unit`` at ``location``: ``LeftOut`` with it if a value was invalid."""
+    try:
+        lastmod, changefreq, priority = optional_values(readers, unit)
+    except LeftOut as exc:
+        lastmod, changefreq, priority = exc.made
+        raise LeftOut(Entry(location, lastmod, changefreq, priority, extras), exc.reasons) from None
+    return Entry(location, lastmod, changefreq, priority, extras)
+
+
+def dict_reader(name: str) -> Reader:
+    """A ``get_urls()`` dict's value ``name``, written as contrib's template reads it."""
+    written = WRITTEN[name]
+
+    def read(url: Mapping[str, Any]) -> str | None:
+        value = url.get(name)
+        return None if value is None else written(value)
+
+    return read
+
+
+#: How a URL dict's values are read, in the order of an entry's.
+DICT_READERS = tuple((name, dict_reader(name)) for name in WRITTEN)

@@ -37,12 +37,13 @@ def newest_of(
     each read as ``contrib_lastmod()`` reads it: one pass, nothing kept but the two
     answers. Datetimes in UTC, what the database hands back with ``USE_TZ``, are
     compared as they are (an index reads a value per item); any other value
-    takes ``newest_lastmod()``'s rule."""
+    takes ``newest_lastmod()``'s rule. A value that is no date is missing: its
+    URL is written without it (``entries.py``)."""
     missing = False
     newest: LastmodValue | None = None
     other: LastmodValue | None = None
     for value in values:
-        if value is None:
+        if value is None or not isinstance(value, dt.date):
             missing = True
         elif type(value) is dt.datetime and value.tzinfo is dt.timezone.utc:
             if newest is None or value > newest:

@@ -16,6 +16,15 @@ site's host as ``domain`` and ``name`` and ``pk = None``. A row is read from
 the database for each request, never from ``SiteManager``'s per-process cache
 (``sites/framework.py`` says why).
 
+The site served is chosen by the request's host as the app's own views choose
+it, with one difference contrib's views make necessary: with several sites, a
+host no site has gets the site of ``SITE_ID``'s ``Site`` row (when
+``django.contrib.sites`` is installed and a configured site has that row's
+host), as contrib serves that row on any host, so that a project's sitemap
+tests on the test client's ``testserver`` pass unchanged. Its locations are
+that site's base URL's, never the request's host. Without the sites framework
+such a host is a 404, as in the app's own views.
+
 A class whose ``__init__`` takes a ``request`` parameter (Wagtail's
 ``Sitemap(request=None)``) is called with one, as Wagtail's own views call
 it: the request being answered in the drop-in views, and, where none is
@@ -62,7 +71,7 @@ def served_site(request: HttpRequest) -> SitemapSite:
     not one a deploy's ``check`` could have caught. (A ``Site`` row that cannot
     give the base URL is ``UnusableSite``, answered 503 by ``answered()``.)"""
     try:
-        return site_for_request(request)
+        return site_for_request(request, as_contrib=True)
     except UnusableSite:
         raise
     except ImproperlyConfigured as exc:

@@ -68,6 +68,8 @@ logger = logging.getLogger("django_sitemapkit")
 #: The header contrib's views add to every document they answer.
 CONTRIB_ROBOTS_TAG = "noindex, noodp, noarchive"
 Sitemaps = Mapping[str, Any]
+#: A view's sections: each name, and the class or instance it maps to.
+Sections = list[tuple[str, Any]]
 
 
 def contrib_pager(plan: Plan) -> ContribPager:
@@ -76,17 +78,25 @@ def contrib_pager(plan: Plan) -> ContribPager:
     return pager
 
 
-def plans(
-    sitemaps: Sitemaps, names: list[str], site: SitemapSite, request: HttpRequest
-) -> list[Plan]:
-    """The plans of the sections ``names`` on ``site``, for ``request`` (given to a class
-    that takes it): contrib lists any path of the host, so the location rule is
+def plans(sections: Sections, site: SitemapSite, request: HttpRequest) -> list[Plan]:
+    """The plans of ``sections`` (name, class) on ``site``, for ``request`` (given to a
+    class that takes it): contrib lists any path of the host, so the location rule is
     checked from the root, not from the sitemap's directory."""
     policy = LocationPolicy(site.origin, fixed_script_prefix())
     return [
-        compile_plan(contrib_source(name, sitemaps[name], request), site, policy=policy)
-        for name in names
+        compile_plan(contrib_source(name, declared, request), site, policy=policy)
+        for name, declared in sections
     ]
+
+
+def sections_of(sitemaps: Sitemaps, section: str | None) -> Sections:
+    """The sections of ``sitemaps`` a view answers, read as contrib's views read the
+    mapping, and no more: ``items()`` (its index), or ``section in sitemaps`` and
+    ``sitemaps[section]``. A project's lazy ``Mapping`` may have no ``len()``, and
+    ``list()`` would ask it for one first (a length hint)."""
+    if section is None:
+        return [(name, declared) for name, declared in sitemaps.items()]
+    return [(section, sitemaps[section])]
 
 
 @require_safe
@@ -107,7 +117,7 @@ def index(
         origin = site.origin
         listed: list[tuple[str, LastmodValue | None]] = []
         with entry_context():
-            for plan in plans(sitemaps, list(sitemaps), site, request):
+            for plan in plans(sections_of(sitemaps, None), site, request):
                 pager = contrib_pager(plan)
                 count = pager.count()
                 if count == 0:
@@ -157,7 +167,6 @@ def sitemap(
     ``sitemaps`` or a page out of range. ``template_name`` is ignored."""
     if section is not None and section not in sitemaps:
         raise Http404(f"No sitemap available for section: {section!r}")
-    names = list(sitemaps) if section is None else [section]
     value = request.GET.get("p", 1)
     document = f"Page {value} of " + (
         "every sitemap section" if section is None else f"sitemap section {section!r}"
@@ -165,7 +174,7 @@ def sitemap(
 
     def respond() -> HttpResponseBase:
         site = served_site(request)
-        found = plans(sitemaps, names, site, request)
+        found = plans(sections_of(sitemaps, section), site, request)
         number = 1
         for plan in found:
             number = contrib_pager(plan).number(value)

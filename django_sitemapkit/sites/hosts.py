@@ -11,14 +11,17 @@ A request's host selects a site and never supplies one. ``get_host()`` first
 holds it to ``ALLOWED_HOSTS`` (a 400 otherwise); it is then compared with the
 configured hosts, and what the documents are written on is the site's own base
 URL, never the request's spelling of it (case, port, trailing dot). A host no
-site has gets a 404, never another site's sitemap. With one site the host is
-not read at all, as before there were several.
+site has gets a 404, never another site's sitemap; only the drop-in's views,
+as contrib's do, answer it with the site of ``SITE_ID``'s ``Site`` row. With one
+site the host is not read at all, as before there were several.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
+from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404, HttpRequest
@@ -34,7 +37,14 @@ from django_sitemapkit.sites.configured import (
     setting_site_for,
     setting_sites,
 )
-from django_sitemapkit.sites.framework import UnusableSite, current_site, site_base_url, uses_site
+from django_sitemapkit.sites.framework import (
+    SITES_APP,
+    UnusableSite,
+    current_site,
+    site_base_url,
+    site_id,
+    uses_site,
+)
 from django_sitemapkit.sites.wagtail import wagtail_site_for, wagtail_sites, wagtail_variant
 
 logger = logging.getLogger("django_sitemapkit")
@@ -116,24 +126,28 @@ def site_headers() -> tuple[str, ...]:
     return ("Host", "X-Forwarded-Host") if settings.USE_X_FORWARDED_HOST else ("Host",)
 
 
-def site_for_request(request: HttpRequest) -> SitemapSite:
+def site_for_request(request: HttpRequest, as_contrib: bool = False) -> SitemapSite:
     """The site ``request`` is for: the only one, or the configured site with the
-    request's host; ``UnknownHost`` (a 404) if none has it."""
+    request's host; ``UnknownHost`` (a 404) if none has it. With ``as_contrib`` (the
+    drop-in's views), a host no site has gets the site of the ``Site`` that
+    ``SITE_ID`` names, as contrib's ``get_current_site()`` gives that row on any
+    host, when ``django.contrib.sites`` is installed and a configured site has
+    that row's host: its documents are on that site's base URL, never the request's."""
     if not several_sites():
         return default_site()
     # get_host() raises DisallowedHost (a 400) for a host ALLOWED_HOSTS refuses.
-    domain, port_text = split_domain_port(request.get_host())
-    host = domain.removeprefix("[").removesuffix("]")
-    port = int(port_text) if port_text else None
+    host, port = host_and_port(request.get_host())
     if framework_variant():
-        site = framework_site_for(host, port)
-        which, fix = "No Site", "Add a Site with that domain"
+        find, which, fix = framework_site_for, "No Site", "Add a Site with that domain"
     elif wagtail_variant():
-        site = wagtail_site_for(host, port)
-        which, fix = "No Wagtail Site", "Add a Wagtail Site with that hostname"
+        find, which = wagtail_site_for, "No Wagtail Site"
+        fix = "Add a Wagtail Site with that hostname"
     else:
-        site = setting_site_for(host, port)
-        which, fix = "No site of SITEMAPKIT_SITES", "Add the site to SITEMAPKIT_SITES"
+        find, which = setting_site_for, "No site of SITEMAPKIT_SITES"
+        fix = "Add the site to SITEMAPKIT_SITES"
+    site = find(host, port)
+    if site is None and as_contrib:
+        site = site_id_site(find)
     if site is None:
         logger.warning(
             "%s has the host %r, so %s serves no sitemap on it. %s if it should have one.",
@@ -144,3 +158,22 @@ def site_for_request(request: HttpRequest) -> SitemapSite:
         )
         raise UnknownHost(f"No sitemap is served on the host {request.get_host()!r}.")
     return site
+
+
+def host_and_port(authority: str) -> tuple[str, int | None]:
+    """A ``Host`` (or a ``Site``'s domain) as the host and port sites are matched by."""
+    domain, port_text = split_domain_port(authority)
+    return domain.removeprefix("[").removesuffix("]"), int(port_text) if port_text else None
+
+
+def site_id_site(find: Callable[[str, int | None], SitemapSite | None]) -> SitemapSite | None:
+    """The configured site (by ``find``) with the host of the ``Site`` ``SITE_ID``
+    names; ``None`` without ``django.contrib.sites``, ``SITE_ID`` or that row."""
+    if not apps.is_installed(SITES_APP) or not site_id():
+        return None
+    try:
+        row = current_site()
+    except UnusableSite:
+        return None
+    host, port = host_and_port(row.domain)
+    return find(host, port) if host else None

@@ -146,8 +146,8 @@ class CanonicalExtender(Extender):
 
     check: RowCheck
 
-    def language_entries(self, row: Any) -> LanguageEntries:
-        made = super().language_entries(row)
+    def language_entries(self, row: Any, left_out: list[tuple[str, str]]) -> LanguageEntries:
+        made = super().language_entries(row, left_out)
         self.check(row, [entry.loc for _, entry in made])
         return made
 

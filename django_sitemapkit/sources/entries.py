@@ -6,6 +6,7 @@ plan chose, so nothing per row asks what the source declared.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -16,6 +17,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, reverse
 
+from django_sitemapkit.conf import conf
 from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
@@ -28,6 +30,7 @@ from django_sitemapkit.sources.declaration import (
     SitemapSource,
     field_value,
 )
+from django_sitemapkit.sources.optional import LeftOut, optional_pair
 from django_sitemapkit.sources.rows import RowShape
 from django_sitemapkit.values import format_changefreq, format_lastmod, format_priority
 
@@ -37,6 +40,7 @@ FORMATTERS: Mapping[str, Callable[[Any], str]] = {
     "priority": format_priority,
 }
 Reader = Callable[[Any], Any]
+logger = logging.getLogger("django_sitemapkit")
 #: The per-row methods a project may define; each hands it rows.
 ROW_METHODS = ("lastmod", "changefreq", "priority", "alternates", "images", "videos")
 
@@ -128,14 +132,26 @@ def value_of(
         try:
             return Value(constant=formatter(value))
         except InvalidEntry as exc:
-            # The system checks report this at start-up; this is the backstop.
-            raise ImproperlyConfigured(f"Source {declaration.name!r} declares {exc}.") from exc
+            return invalid_constant(declaration, attribute, exc)
 
     def formatted(row: Any) -> str | None:
         found = read(row)
         return None if found is None else formatter(found)
 
     return Value(read=formatted)
+
+
+def invalid_constant(declaration: Declaration, attribute: str, exc: InvalidEntry) -> Value:
+    """No value for a constant ``changefreq`` or ``priority`` that is invalid: every URL of
+    the section is listed without it, and each plan compiled says so (raised with
+    ``SITEMAPKIT_STRICT``). An invalid ``lastmod`` constant would skip every row, so it
+    is raised. The system checks report each at start-up (sitemapkit.E008, E009,
+    E015); this is the backstop of a server that runs no checks."""
+    message = f"Source {declaration.name!r}: its {exc}"
+    if attribute == "lastmod" or conf.STRICT:
+        raise ImproperlyConfigured(f"{message}. Fix the declaration.") from exc
+    logger.warning("%s, so every URL of the section is listed without it.", message)
+    return Value()
 
 
 def unreversed(exc: NoReverseMatch | UnicodeError) -> InvalidEntry:
@@ -216,7 +232,9 @@ class EntryMaker:
     priority: Value
 
     def __call__(self) -> Callable[[Any], Entry]:
-        """The fastest function for this source: constants are closed over."""
+        """The fastest function for this source: constants are closed over. A
+        ``changefreq`` or ``priority`` read per row that is invalid is left out of
+        the entry, which ``LeftOut`` carries (``optional.py``)."""
         locate = self.locate
         lastmod = self.lastmod.read or fixed(self.lastmod.constant)
         # The tuple constructor itself: Entry(...) would run a Python-level
@@ -230,13 +248,19 @@ class EntryMaker:
                 return made
 
             return make_fixed
-        changefreq = self.changefreq.read or fixed(self.changefreq.constant)
-        priority = self.priority.read or fixed(self.priority.constant)
+        optional = optional_pair(
+            self.changefreq.read or fixed(self.changefreq.constant),
+            self.priority.read or fixed(self.priority.constant),
+        )
 
         def make(row: Any) -> Entry:
-            made: Entry = new_entry(
-                (locate(row), lastmod(row), changefreq(row), priority(row), None)
-            )
+            location, date = locate(row), lastmod(row)
+            try:
+                changefreq, priority = optional(row)
+            except LeftOut as exc:
+                kept = new_entry((location, date, *exc.made, None))
+                raise LeftOut(kept, exc.reasons) from None
+            made: Entry = new_entry((location, date, changefreq, priority, None))
             return made
 
         return make

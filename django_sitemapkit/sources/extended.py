@@ -18,6 +18,7 @@ from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.extensions import News, Related, RelatedQuery
 from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.declaration import Declaration
+from django_sitemapkit.sources.optional import LeftOut
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -72,7 +73,10 @@ class Extender:
     strict: bool
 
     def __call__(self, row: Any, related: RelatedValues) -> list[Entry]:
-        made = self.language_entries(row)
+        """The row's entries; ``LeftOut`` with them if a language's entry was made
+        without an invalid optional value."""
+        left_out: list[tuple[str, str]] = []
+        made = self.language_entries(row, left_out)
         own = made[0][1].loc
         origin = self.policy.origin
         links = self.alternates(row, made)
@@ -99,17 +103,37 @@ class Extender:
                 "Left out %s of %s of source %r.", problem, self.row_key(row), self.section
             )
         extras = Extras(links, tuple(images), tuple(videos), self.news(row))
-        return [entry._replace(extras=extras) for _, entry in made]
+        entries = [entry._replace(extras=extras) for _, entry in made]
+        if left_out:
+            raise LeftOut(entries, tuple(left_out))
+        return entries
 
-    def language_entries(self, row: Any) -> LanguageEntries:
-        """The row's entry in each language, each made under ``translation.override()``."""
-        if self.makers[0][0] is None:
-            return [(None, self.makers[0][1](row))]
+    def language_entries(self, row: Any, left_out: list[tuple[str, str]]) -> LanguageEntries:
+        """The row's entry in each language, each made under ``translation.override()``;
+        the values left out of them are added to ``left_out``, each reason once."""
         made = []
         for language, make in self.makers:
-            with translation.override(language):
-                made.append((language, make(row)))
+            try:
+                if language is None:
+                    entry = make(row)
+                else:
+                    with translation.override(language):
+                        entry = make(row)
+            except LeftOut as exc:
+                entry = exc.made
+                left_out += (reason for reason in exc.reasons if reason not in left_out)
+            made.append((language, entry))
         return made
+
+
+def default_location(make: Maker, row: Any) -> str:
+    """The location of ``row``'s entry by ``make``, whatever optional value it lacks
+    (its own language's entry says so)."""
+    try:
+        return make(row).loc
+    except LeftOut as exc:
+        entry: Entry = exc.made
+        return entry.loc
 
 
 def checked_items(
@@ -157,7 +181,7 @@ def alternates_reader(
             default = next((entry.loc for code, entry in made if code == default_code), None)
             if default is None:
                 with translation.override(default_code):
-                    default = default_maker(row).loc
+                    default = default_location(default_maker, row)
             links.append((extensions.X_DEFAULT, default))
         return tuple(links)
 

@@ -1,5 +1,6 @@
 """Rows that make no entry, counted (for the build's summary) and logged; and rows
-listed without their ``lastmod``, one later than now (``values.Horizon``), logged alike.
+listed without an optional value (a ``lastmod`` later than now, ``values.Horizon``;
+one that is invalid, ``optional.LeftOut``), logged alike.
 
 A page logs the first row each reason costs in full, and at its end one line
 for the others. A sitemap mounted under a prefix, every location outside its
@@ -12,15 +13,18 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.sources.optional import LeftOut
 
 logger = logging.getLogger("django_sitemapkit")
 
 # What differs between two rows skipped for one reason: the values the reason
 # quotes (a location, a slug; from the first quote to the last, as a
 # NoReverseMatch nests its quotes) and its numbers (a size, a date's parts).
-VALUES = re.compile(r"""['"].*['"]|\d+(?:[.,]\d+)*""", re.DOTALL)
+# An address (a bound method's repr: "at 0x7f...") is one of those numbers.
+VALUES = re.compile(r"""['"].*['"]|0x[0-9a-fA-F]+|\d+(?:[.,]\d+)*""", re.DOTALL)
 
 
 def reason_kind(reason: str) -> str:
@@ -73,6 +77,17 @@ class Excluded(InvalidEntry):
     """A row its source's declaration keeps out (a ``canonical`` URL elsewhere): skipped
     and logged like an invalid one, but never raised in strict mode, as nothing is
     wrong with it."""
+
+
+def keep_made(section: str, key: str, exc: LeftOut, tally: Tally | None, strict: bool) -> Any:
+    """Log each value ``exc`` left out of row ``key`` as ``skip_row()`` logs a skipped
+    row (raise in strict mode), and return what the row made without them."""
+    for name, reason in exc.reasons:
+        # "priority 1.5 is outside ...": the value's name is said once, before the key.
+        tell(
+            section, key, reason.removeprefix(f"{name} "), tally, strict, f"Left out the {name} of"
+        )
+    return exc.made
 
 
 def skip_entry(

@@ -4,7 +4,8 @@ Each chunk of rows becomes a list of entries (for the HTML pages and any
 source with languages or extensions), or, for the XML of the declarative
 route, a list of lines written by one tight loop with no ``Entry`` between
 the row and its line. Invalid rows are skipped and logged (raised when strict)
-and counted in the caller's ``Tally`` (see ``skips.py``).
+and counted in the caller's ``Tally`` (see ``skips.py``); an invalid optional
+value is left out of its row's entry, which is kept, and logged alike.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.bulk import BulkLines
 from django_sitemapkit.sources.declaration import Declaration
 from django_sitemapkit.sources.disallowed import Guard, robots_guard
-from django_sitemapkit.sources.entries import EntryMaker, RowFormat
+from django_sitemapkit.sources.entries import EntryMaker, RowFormat, fixed
 from django_sitemapkit.sources.extended import (
     Extender,
     alternates_reader,
@@ -42,8 +43,9 @@ from django_sitemapkit.sources.extended import (
     news_reader,
     related_queries,
 )
+from django_sitemapkit.sources.optional import LeftOut, optional_pair
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, skip_entry, undate_row
+from django_sitemapkit.sources.skips import Tally, keep_made, skip_entry, undate_row
 from django_sitemapkit.values import Horizon
 
 Reader = Callable[[Any], Any]
@@ -108,6 +110,9 @@ class Writer:
         for row in chunk:
             try:
                 found = [make(row)] if extend is None else extend(row, related)
+            except LeftOut as exc:
+                made = keep_made(self.section, row_key(row), exc, tally, self.strict)
+                found = [made] if extend is None else made
             except InvalidEntry as exc:
                 skip_entry(self.section, row_key(row), exc, tally, self.strict)
                 continue
@@ -147,13 +152,13 @@ class Writer:
         tail = optional_elements(maker.changefreq.constant, maker.priority.constant)
         read_rest = None
         if maker.changefreq.read is not None or maker.priority.read is not None:
-            changefreq, priority = maker.changefreq, maker.priority
+            optional = optional_pair(
+                maker.changefreq.read or fixed(maker.changefreq.constant),
+                maker.priority.read or fixed(maker.priority.constant),
+            )
 
             def read_rest(row: Any) -> str:
-                return optional_elements(
-                    changefreq.constant if changefreq.read is None else changefreq.read(row),
-                    priority.constant if priority.read is None else priority.read(row),
-                )
+                return optional_elements(*optional(row))
 
         lines: list[str] = []
         lastmods: list[str | None] = []
@@ -165,6 +170,9 @@ class Writer:
                 loc = locate(row)
                 lastmod = fixed_lastmod if read_lastmod is None else read_lastmod(row)
                 rest = tail if read_rest is None else read_rest(row)
+            except LeftOut as exc:  # only read_rest() leaves values out
+                kept = keep_made(self.section, self.row_key(row), exc, tally, self.strict)
+                rest = optional_elements(*kept)
             except InvalidEntry as exc:
                 skip_entry(self.section, self.row_key(row), exc, tally, self.strict)
                 continue

@@ -7,8 +7,9 @@ other types written by the engine's writer as before (its one tight loop), each
 run of these read as instances in one query (``specific()``: one more per page
 type) and written from the dicts the method returns: ``location``, and
 ``lastmod``, ``changefreq`` and ``priority`` where given, checked as every
-value is. A location off the site, or a value the protocol refuses, skips the
-row and logs it, as any invalid row is. The method is called without a
+value is. A location off the site skips the row and logs it, as any invalid row
+is; a value the protocol refuses is left out of its URL, which is kept, and
+logged (as the drop-in reads a ``get_urls()`` dict). The method is called without a
 request: a sitemap is also built without one (``build_sitemaps``).
 """
 
@@ -27,9 +28,10 @@ from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.encoding.encoder import Entry, Lines, entry_lines, url_element
 from django_sitemapkit.exceptions import InvalidEntry
 from django_sitemapkit.locations.policy import LocationPolicy
+from django_sitemapkit.sources.optional import LeftOut, optional_values
 from django_sitemapkit.sources.plan import Plan
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, skip_entry, undate_row
+from django_sitemapkit.sources.skips import Tally, keep_made, skip_entry, undate_row
 from django_sitemapkit.sources.writer import PageWriter, undate
 from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 
@@ -108,6 +110,8 @@ class FallbackWriter:
             first = len(made)
             try:
                 made += self.page_entries(instances.get(row["pk"]))
+            except LeftOut as exc:
+                made += keep_made(self.section, key, exc, tally, self.strict)
             except InvalidEntry as exc:
                 skip_entry(self.section, key, exc, tally, self.strict)
                 continue
@@ -122,18 +126,43 @@ class FallbackWriter:
         found = page.get_sitemap_urls(None)
         if not isinstance(found, (list, tuple)):
             raise InvalidEntry(f"get_sitemap_urls() returned {found!r}, not a list of dicts")
-        return [self.entry(item) for item in found]
+        entries: list[Entry] = []
+        left_out: list[tuple[str, str]] = []
+        for item in found:
+            try:
+                entries.append(self.entry(item))
+            except LeftOut as exc:
+                entries.append(exc.made)
+                left_out += (reason for reason in exc.reasons if reason not in left_out)
+        if left_out:
+            raise LeftOut(entries, tuple(left_out))
+        return entries
 
     def entry(self, item: Any) -> Entry:
         if not isinstance(item, dict) or not isinstance(item.get("location"), str):
             raise InvalidEntry(f"get_sitemap_urls() listed {item!r}, which has no location")
-        return Entry(
-            self.policy.absolute(item["location"]),
-            optional(format_lastmod, item.get("lastmod")),
-            optional(format_changefreq, item.get("changefreq")),
-            optional(format_priority, item.get("priority")),
-        )
+        location = self.policy.absolute(item["location"])
+        try:
+            lastmod, changefreq, priority = optional_values(DICT_VALUES, item)
+        except LeftOut as exc:
+            lastmod, changefreq, priority = exc.made
+            raise LeftOut(Entry(location, lastmod, changefreq, priority), exc.reasons) from None
+        return Entry(location, lastmod, changefreq, priority)
 
 
-def optional(formatter: Callable[[Any], str], value: Any) -> str | None:
-    return None if value is None else formatter(value)
+def dict_value(name: str, formatter: Callable[[Any], str]) -> Callable[[Any], str | None]:
+    """A URL dict's value ``name``, formatted (``None`` when missing)."""
+
+    def read(item: dict[str, Any]) -> str | None:
+        value = item.get(name)
+        return None if value is None else formatter(value)
+
+    return read
+
+
+#: A URL dict's optional values, read by the one rule (``optional_values()``).
+DICT_VALUES = (
+    ("lastmod", dict_value("lastmod", format_lastmod)),
+    ("changefreq", dict_value("changefreq", format_changefreq)),
+    ("priority", dict_value("priority", format_priority)),
+)

@@ -3,6 +3,8 @@ come from the method, and only their rows become page instances."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db.models.signals import post_init
 from sitemap_xml import ExtendedUrl
@@ -64,3 +66,32 @@ def test_only_the_rows_of_those_types_become_instances() -> None:
     assert {(type(page), page.pk) for page in made if page.pk not in roots} == {
         (EventPage, event.pk)
     }
+
+
+def test_a_value_the_protocol_refuses_is_left_out_and_the_url_kept(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A page type's own ``get_sitemap_urls()`` that writes a priority of 0 to 10 and a
+    date as text: each value is left out, each URL kept."""
+    project = wagtail_tree.project(sections=1, per_section=0, translated=0, blog_pages=0)
+    event = add_event(project.sections[0], "event")
+
+    def get_sitemap_urls(self: EventPage, request: Any = None) -> list[dict[str, Any]]:
+        url = self.get_full_url(request)
+        return [
+            {"location": url, "lastmod": "2026-01-04", "priority": 5},
+            {"location": f"{url}past/", "changefreq": "yearly", "priority": 5},
+        ]
+
+    monkeypatch.setattr(EventPage, "get_sitemap_urls", get_sitemap_urls)
+    with serving(Pages):
+        urls = [url for url in listed("www.example.com") if "/event/" in url.loc]
+    assert urls == [
+        ExtendedUrl(f"{WWW}/s0/event/"),
+        ExtendedUrl(f"{WWW}/s0/event/past/", None, "yearly"),
+    ]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"Left out the lastmod of pk={event.pk} of source 'pages': '2026-01-04' is not a date "
+        "or datetime.",
+        f"Left out the priority of pk={event.pk} of source 'pages': 5 is outside 0.0 to 1.0.",
+    ]
