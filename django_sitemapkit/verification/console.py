@@ -88,7 +88,7 @@ class VerifyConsole(Output):
                 self.info(line)
         elif requested:
             self.info("No problem found.")
-        else:
+        if not requested:
             self.info(
                 f"No URL was requested of the {tallies.listed:,} listed: nothing was verified."
             )
