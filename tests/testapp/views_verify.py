@@ -4,6 +4,7 @@ the problem."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 
@@ -73,6 +74,10 @@ def article(request: HttpRequest, slug: str) -> HttpResponse:
         send_mail("Viewed", f"{slug} was viewed.", "site@example.com", ["editor@example.com"])
     if slug == "sleeper":
         return sleeping(request, found)
+    if slug == "stuck":
+        # What a view blocked in C code is to a signal: SIGALRM waits until it returns.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(60)
     return html(found.title, own_canonical(request))
 
 
