@@ -13,8 +13,6 @@ from django.test import override_settings
 from testapp.sitemaps import ArticleSource, PagesSource
 from verified import articles, verify, verify_site  # noqa: F401 (a fixture)
 
-from django_sitemapkit.verification.reasons import KINDS
-
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_site")]
 BASE = "https://www.example.com"
 
@@ -31,9 +29,9 @@ def test_a_page_that_fails_and_a_page_that_lists_nothing(sources: Any, tmp_path:
             "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
             "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
             "Found 2 problems:\n"
-            f"sitemap.xml, {KINDS['sitemap-status']}: 1 URL\n"
+            "sitemap.xml, a sitemap document that does not answer 200: 1 URL\n"
             f"  {failing}  500, ValueError: the sitemap's source failed\n"
-            f"sitemap.xml, {KINDS['sitemap-empty']}: 1 URL\n"
+            "sitemap.xml, a sitemap document that lists no URL: 1 URL\n"
             f"  {empty}  200, no <loc>\n"
             "3 URLs requested in S s, S ms a URL.\n",
             "CommandError: 2 problems found, more than --max-problems 0.\n",
@@ -75,7 +73,7 @@ def test_an_index_that_is_no_sitemap(sources: Any) -> None:
             "sitemap.xml: the index requested, 1 problem (S s)\n"
             "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
             "Found 1 problem:\n"
-            f"sitemap.xml, {KINDS['sitemap-unreadable']}: 1 URL\n"
+            "sitemap.xml, a sitemap document that is not one: 1 URL\n"
             f"  {BASE}/sitemap.xml  sitemap.xml is not well-formed XML: syntax error: line 1, "
             "column 0.\n"
             "1 URL requested in S s, S ms a URL.\n",
@@ -92,7 +90,7 @@ def test_a_section_chosen_requests_its_own_pages(sources: Any) -> None:
             "sitemap.xml: the index and 1 page requested, 1 problem (S s)\n"
             "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
             "Found 1 problem:\n"
-            f"sitemap.xml, {KINDS['sitemap-empty']}: 1 URL\n"
+            "sitemap.xml, a sitemap document that lists no URL: 1 URL\n"
             f"  {BASE}/sitemap-pages-1.xml  200, no <loc>\n"
             "2 URLs requested in S s, S ms a URL.\n",
             "",
