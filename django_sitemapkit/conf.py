@@ -283,11 +283,7 @@ class Settings:
         Duration(),
     )
     VERIFY_TIMEOUT: Setting[int | float] = Setting(
-        "int | float",
-        5,
-        "Seconds `verify_sitemaps` lets one URL's view run before it reports the URL as "
-        "`timeout` and goes on.",
-        Seconds(),
+        "int | float", 5, "Seconds `verify_sitemaps` lets a view run for one URL.", Seconds()
     )
 
     def raw(self, name: str) -> object:
