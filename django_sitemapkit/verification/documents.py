@@ -67,6 +67,8 @@ def document_problem(answer: Answer, read: Callable[[bytes], int]) -> Reason | N
     """Why a document fails a crawler, if it does."""
     if answer.timed_out:
         return reason(TIMEOUT, answer.error or "")
+    if answer.status == 200 and answer.body is None:
+        return reason(SITEMAP_UNREADABLE, answer.error or "")
     if answer.status != 200 or answer.body is None:
         detail = str(answer.status)
         if "Location" in answer.headers:

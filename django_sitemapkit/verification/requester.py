@@ -215,7 +215,7 @@ class Requester:
 
 
 def read_body(response: HttpResponseBase) -> Answer:
-    """The status and, for a 200, the body, refused past the protocol's 50 MiB."""
+    """The status and, for a 200, the body; none past the protocol's 50 MiB, and why."""
     headers = {name: response[name] for name in ("Location", "Content-Type") if name in response}
     if response.status_code != 200:
         error = described(_raised[-1]) if _raised else None
@@ -224,7 +224,7 @@ def read_body(response: HttpResponseBase) -> Answer:
     for chunk in response:
         body += chunk
         if len(body) > MAX_BYTES:
-            raise ValueError(f"the body is larger than {MAX_BYTES:,} bytes")
+            return Answer(200, headers, error=f"the body is larger than {MAX_BYTES:,} bytes")
     return Answer(200, headers, body=bytes(body))
 
 
