@@ -29,6 +29,7 @@ from typing import NamedTuple
 from django.db import connections
 
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.robots_txt import TIMEOUT as ROBOTS_TIMEOUT
 from django_sitemapkit.verification.containment import taken_mail
 from django_sitemapkit.verification.inspection import SiteFacts, inspected
 from django_sitemapkit.verification.reasons import SERVER_ERROR, TIMEOUT, Reason, reason
@@ -130,12 +131,17 @@ class Worker:
         self.process.start()
         child.close()
         self.job: Job | None = None
+        self.fresh = True
         #: When the result of the URL it is on is due, by ``time.monotonic()``.
         self.due = 0.0
 
     def start(self, job: Job, allowed: float) -> None:
         self.job = job
-        self.due = time.monotonic() + allowed
+        # A new process reads the site's robots.txt before its first URL, for as long
+        # as that read may take.
+        setup = ROBOTS_TIMEOUT if self.fresh else 0.0
+        self.fresh = False
+        self.due = time.monotonic() + allowed + setup
         self.connection.send(job.rest)
 
     def stop(self, kill: bool) -> None:

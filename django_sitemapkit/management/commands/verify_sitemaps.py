@@ -146,16 +146,9 @@ class Command(BaseCommand):
         tallies = Tallies(options["max_shown"], several_sites())
         verification = Verification(verify_options, console, tallies, json_report(options))
         self.run(verification, sites)
-        if tallies.problems > options["max_problems"]:
-            raise CommandError(
-                f"{tallies.problems:,} problem{plural(tallies.problems)} found, more than "
-                f"--max-problems {options['max_problems']:,}."
-            )
-        if not tallies.requested:
-            raise CommandError(
-                f"0 of {tallies.listed:,} listed URLs were requested (their rows made no "
-                "valid entry, or their pages could not be read): nothing was verified."
-            )
+        failed = failure(tallies, options["max_problems"])
+        if failed is not None:
+            raise CommandError(failed)
 
     def run(self, verification: Verification, sites: Planned) -> None:
         """Run ``verification``, finish its report and print its closing lines; a run
@@ -181,6 +174,21 @@ class Command(BaseCommand):
         if report is not None:
             report.finish(tallies, unchecked)
         verification.console.closing(tallies, time.monotonic() - started)
+
+
+def failure(tallies: Tallies, max_problems: int) -> str | None:
+    """Why the run exits with status 1: too many problems, or no URL requested."""
+    if tallies.problems > max_problems:
+        return (
+            f"{tallies.problems:,} problem{plural(tallies.problems)} found, more than "
+            f"--max-problems {max_problems:,}."
+        )
+    if not tallies.requested:
+        return (
+            f"0 of {tallies.listed:,} listed URLs were requested (their rows made no "
+            "valid entry, or their pages could not be read): nothing was verified."
+        )
+    return None
 
 
 def json_report(options: dict[str, Any]) -> JsonReport | None:
