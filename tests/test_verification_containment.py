@@ -14,12 +14,15 @@ from typing import Any
 import django
 import pytest
 from django.core.mail import send_mail
+from django.db import connection, transaction
 from django.test import override_settings
 from processes import manage
 from smtp_server import smtp_server
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 from verified import TIMINGS, articles, verify, verify_site  # noqa: F401 (a fixture)
+
+from django_sitemapkit.verification.containment import atomic_depths, settled
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_site")]
 BASE = "https://www.example.com"
@@ -71,15 +74,17 @@ def test_mail_a_view_sends_is_held_and_counted(sources: Any, tmp_path: Path) -> 
 @pytest.mark.slow
 def test_a_view_that_sleeps_is_a_timeout_and_the_run_goes_on(sources: Any) -> None:
     sources(ArticleSource)
-    articles("first", "sleeper", "last")
+    # "stubborn" catches the first Timeout and sleeps again: the next one stops it.
+    articles("first", "sleeper", "stubborn", "last")
     started = time.monotonic()
     assert verify("--timeout", "1") == (
-        INDEX_AND_ONE_PAGE + "articles: 3 of 3 URLs requested, 1 problem (S s)\n"
-        "Found 1 problem:\n"
-        "articles, no answer within the deadline: 1 URL\n"
+        INDEX_AND_ONE_PAGE + "articles: 4 of 4 URLs requested, 2 problems (S s)\n"
+        "Found 2 problems:\n"
+        "articles, no answer within the deadline: 2 URLs\n"
         f"  {BASE}/articles/sleeper/  no answer within 1 s\n"
-        "3 URLs requested in S s, S ms a URL.\n",
-        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        f"  {BASE}/articles/stubborn/  no answer within 1 s\n"
+        "4 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 2 problems found, more than --max-problems 0.\n",
         1,
     )
     assert time.monotonic() - started < BOUND
@@ -88,6 +93,7 @@ def test_a_view_that_sleeps_is_a_timeout_and_the_run_goes_on(sources: Any) -> No
     assert list(Article.objects.values_list("slug", "title")) == [
         ("first", "First"),
         ("sleeper", "Sleeper"),
+        ("stubborn", "Stubborn"),
         ("last", "Last"),
     ]
 
@@ -151,3 +157,16 @@ def test_a_host_allowed_under_debug_is_verified(sources: Any) -> None:
             "",
             0,
         )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_left_open_by_a_view_cut_short_is_rolled_back() -> None:
+    # What an interruption inside Django's own transaction code can leave: an atomic
+    # block entered and never left, with a row written in it.
+    depths = atomic_depths()
+    transaction.atomic().__enter__()
+    Article.objects.create(slug="written-in-an-open-block")
+    assert connection.in_atomic_block
+    settled(depths)
+    assert (connection.in_atomic_block, connection.get_autocommit()) == (False, True)
+    assert list(Article.objects.values_list("slug", flat=True)) == []

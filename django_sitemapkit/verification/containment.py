@@ -37,6 +37,8 @@ from django.http.request import split_domain_port, validate_host
 from django_sitemapkit.sites.configured import SitemapSite
 
 LOCMEM = "django.core.mail.backends.locmem.EmailBackend"
+#: Seconds between a deadline's later alarms.
+AGAIN = 1.0
 # What Django allows under DEBUG when ALLOWED_HOSTS is empty (HttpRequest.get_host()).
 DEBUG_HOSTS = [".localhost", "127.0.0.1", "[::1]"]
 
@@ -88,25 +90,34 @@ def taken_mail() -> int:
     return count
 
 
+class Expiry:
+    """Whether a deadline has passed (a view may catch ``Timeout`` and go on)."""
+
+    passed = False
+
+
 @contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """``Timeout`` raised in the block once it has run ``seconds``; the timer is
+def deadline(seconds: float) -> Iterator[Expiry]:
+    """``Timeout`` raised in the block once it has run ``seconds``, and again every
+    ``AGAIN`` seconds after (a view that catches one gets the next); the timer is
     stopped, and the previous handler back, however the block ends."""
+    expiry = Expiry()
     if (
         not hasattr(signal, "setitimer")
         or threading.current_thread() is not threading.main_thread()
     ):
-        yield
+        yield expiry
         return
 
     def expired(signum: int, frame: FrameType | None) -> None:
+        expiry.passed = True
         raise Timeout
 
     previous = signal.signal(signal.SIGALRM, expired)
     try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        signal.setitimer(signal.ITIMER_REAL, seconds, AGAIN)
         try:
-            yield
+            yield expiry
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     finally:

@@ -182,23 +182,31 @@ class Requester:
         environ = self.environ(url)
         _raised.clear()
         depths = atomic_depths()
+        late = Answer(0, {}, error=f"no answer within {self.timeout:g} s", timed_out=True)
         try:
-            with rolled_back(), deadline(self.timeout):
-                try:
-                    response = self.handler(environ, lambda status, headers: None)
-                except Exception as exc:
-                    # DEBUG_PROPAGATE_EXCEPTIONS: Django raised it instead of answering 500.
-                    return Answer(500, {}, error=described(exc))
-                try:
-                    return read(response)
-                except Exception as exc:
-                    # A streamed body that failed after its first bytes.
-                    return Answer(500, {}, error=described(exc))
-                finally:
-                    response.close()
+            with rolled_back(), deadline(self.timeout) as expiry:
+                answer = self.answered(environ, read)
         except Timeout:
             settled(depths)
-            return Answer(0, {}, error=f"no answer within {self.timeout:g} s", timed_out=True)
+            return late
+        # A view that caught its Timeout and answered after all answered too late.
+        return late if expiry.passed else answer
+
+    def answered(
+        self, environ: dict[str, Any], read: Callable[[HttpResponseBase], Answer]
+    ) -> Answer:
+        try:
+            response = self.handler(environ, lambda status, headers: None)
+        except Exception as exc:
+            # DEBUG_PROPAGATE_EXCEPTIONS: Django raised it instead of answering 500.
+            return Answer(500, {}, error=described(exc))
+        try:
+            return read(response)
+        except Exception as exc:
+            # A streamed body that failed after its first bytes.
+            return Answer(500, {}, error=described(exc))
+        finally:
+            response.close()
 
     def answer(self, response: HttpResponseBase) -> Answer:
         headers = {

@@ -74,6 +74,12 @@ def article(request: HttpRequest, slug: str) -> HttpResponse:
         send_mail("Viewed", f"{slug} was viewed.", "site@example.com", ["editor@example.com"])
     if slug == "sleeper":
         return sleeping(request, found)
+    if slug == "stubborn":
+        # A view that catches everything, its deadline's exception included.
+        try:
+            time.sleep(60)
+        except BaseException:
+            time.sleep(60)
     if slug == "stuck":
         # What a view blocked in C code is to a signal: SIGALRM waits until it returns.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
