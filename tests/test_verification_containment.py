@@ -22,7 +22,7 @@ from testapp.models import Article
 from testapp.sitemaps import ArticleSource
 from verified import TIMINGS, articles, verify, verify_site  # noqa: F401 (a fixture)
 
-from django_sitemapkit.verification.containment import atomic_depths, settled
+from django_sitemapkit.verification.containment import atomic_depths, settle
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_site")]
 BASE = "https://www.example.com"
@@ -167,6 +167,6 @@ def test_a_transaction_left_open_by_a_view_cut_short_is_rolled_back() -> None:
     transaction.atomic().__enter__()
     Article.objects.create(slug="written-in-an-open-block")
     assert connection.in_atomic_block
-    settled(depths)
+    settle(depths)
     assert (connection.in_atomic_block, connection.get_autocommit()) == (False, True)
     assert list(Article.objects.values_list("slug", flat=True)) == []

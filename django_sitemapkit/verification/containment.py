@@ -3,9 +3,9 @@ e-mail they send held, a deadline on each request, and a host the project refuse
 found before anything is requested.
 
 - E-mail: Django's locmem backend replaces every configured one while the run
-  lasts (``held_mail()``), as Django's test runner does (``MAILERS`` where the
+  lasts (``hold_mail()``), as Django's test runner does (``MAILERS`` where the
   project has it, else ``EMAIL_BACKEND``); each request's messages are counted
-  and let go (``taken_mail()``), so none reaches a server and none is kept.
+  and let go (``take_mail()``), so none reaches a server and none is kept.
 - A deadline: ``SIGALRM`` raises ``Timeout`` in the view's own code once it has
   run ``seconds`` (``deadline()``). ``Timeout`` is a ``BaseException``: Django's
   handler answers 500 only for an ``Exception``, so it leaves the view, its
@@ -16,7 +16,7 @@ found before anything is requested.
   processes are also killed by the command past the deadline and a grace
   (``workers.py``).
 - After a request cut short, each database connection is left as it was found
-  (``settled()``): an interruption inside Django's own transaction code could
+  (``settle()``): an interruption inside Django's own transaction code could
   leave an ``atomic`` block open, and the next request would run inside it.
 """
 
@@ -48,7 +48,7 @@ class Timeout(BaseException):
 
 
 @contextmanager
-def held_mail() -> Iterator[None]:
+def hold_mail() -> Iterator[None]:
     """Every e-mail backend the project configures replaced by Django's locmem one."""
     held: object = LOCMEM
     name = "EMAIL_BACKEND"
@@ -82,7 +82,7 @@ def unwarned() -> Iterator[None]:
         yield
 
 
-def taken_mail() -> int:
+def take_mail() -> int:
     """How many messages the views sent since the last call; they are let go."""
     outbox = getattr(mail, "outbox", [])
     count = len(outbox)
@@ -129,7 +129,7 @@ def atomic_depths() -> dict[str, int]:
     return {alias: len(connections[alias].atomic_blocks) for alias in connections}
 
 
-def settled(depths: dict[str, int]) -> None:
+def settle(depths: dict[str, int]) -> None:
     """Each connection back out of any ``atomic`` block a request cut short left open
     (``depths``: as it was before), its transaction rolled back; one that cannot be
     rolled back is closed, and the next request opens another."""

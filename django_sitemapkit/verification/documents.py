@@ -24,7 +24,7 @@ from django_sitemapkit.encoding.reading import read_index, read_urlset
 from django_sitemapkit.locations.policy import index_path
 from django_sitemapkit.names import section_of
 from django_sitemapkit.sites.configured import SitemapSite
-from django_sitemapkit.verification.containment import taken_mail
+from django_sitemapkit.verification.containment import take_mail
 from django_sitemapkit.verification.reasons import (
     SITEMAP_EMPTY,
     SITEMAP_STATUS,
@@ -57,7 +57,7 @@ class Documents:
         (``ValueError`` for one that is not the document)."""
         answer = requester.document(url)
         self.requested += 1
-        self.mails += taken_mail()
+        self.mails += take_mail()
         problem = document_problem(answer, read)
         if problem is not None:
             self.problems.append((url, problem))
@@ -97,7 +97,7 @@ def counted(reader: Callable[..., list[Any]], url: str) -> Callable[[bytes], int
     return lambda body: len(reader(unpacked(body), name, most_bytes=MAX_BYTES))
 
 
-def checked_documents(
+def request_documents(
     site: SitemapSite, requester: Requester, sections: list[str] | None
 ) -> Documents:
     """Request ``site``'s index and each page it lists (only those of ``sections``,

@@ -38,8 +38,8 @@ from django_sitemapkit.verification.containment import (
     Timeout,
     atomic_depths,
     deadline,
-    held_mail,
-    settled,
+    hold_mail,
+    settle,
 )
 from django_sitemapkit.verification.markup import Head, read_head
 
@@ -83,7 +83,7 @@ def keep_exception(sender: Any, **kwargs: Any) -> None:
 @contextmanager
 def requesting(request_log: bool = False) -> Iterator[None]:
     """Where the requests run: connections kept open across them, the exceptions of
-    views kept for their answers, e-mail held (``containment.held_mail()``) and,
+    views kept for their answers, e-mail held (``containment.hold_mail()``) and,
     unless ``request_log``, the ``django.request`` logger silenced: each 404 and
     500 is in the report, and Django's default ``LOGGING`` would e-mail every 500
     to ``ADMINS``."""
@@ -97,7 +97,7 @@ def requesting(request_log: bool = False) -> Iterator[None]:
     disabled = request_logger.disabled
     request_logger.disabled = disabled or not request_log
     try:
-        with held_mail():
+        with hold_mail():
             yield
     finally:
         request_logger.disabled = disabled
@@ -187,7 +187,7 @@ class Requester:
             with rolled_back(), deadline(self.timeout) as expiry:
                 answer = self.answered(environ, read)
         except Timeout:
-            settled(depths)
+            settle(depths)
             return late
         # A view that caught its Timeout and answered after all answered too late.
         return late if expiry.passed else answer

@@ -15,7 +15,7 @@ from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.verification.console import VerifyConsole
 from django_sitemapkit.verification.containment import refused_host
-from django_sitemapkit.verification.documents import DOCUMENTS, checked_documents
+from django_sitemapkit.verification.documents import DOCUMENTS, request_documents
 from django_sitemapkit.verification.hreflang import Reciprocity
 from django_sitemapkit.verification.json_report import JsonReport
 from django_sitemapkit.verification.listing import DatabaseSection, Page, Sample, Section
@@ -145,7 +145,7 @@ class Verification:
     def documents(self, site: SitemapSite) -> None:
         """Request the site's index and the pages it lists, before its URLs."""
         started = time.monotonic()
-        found = checked_documents(
+        found = request_documents(
             site, Requester(site, self.options.deadline), self.options.sections
         )
         if found.index is None:

@@ -30,7 +30,7 @@ from django.db import connections
 
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.robots_txt import TIMEOUT as ROBOTS_TIMEOUT
-from django_sitemapkit.verification.containment import taken_mail
+from django_sitemapkit.verification.containment import take_mail
 from django_sitemapkit.verification.inspection import SiteFacts, inspected
 from django_sitemapkit.verification.reasons import SERVER_ERROR, TIMEOUT, Reason, reason
 from django_sitemapkit.verification.requester import Requester
@@ -70,7 +70,7 @@ def checked(site: SitemapSite, url: str, timeout: float) -> Checked:
     if site.name not in _requesters:
         _requesters[site.name] = (Requester(site, timeout), SiteFacts.found(site))
     requester, facts = _requesters[site.name]
-    return inspected(url, requester.get(url), facts), taken_mail()
+    return inspected(url, requester.get(url), facts), take_mail()
 
 
 def requested(site: SitemapSite, batch: Batch, timeout: float) -> Done:
