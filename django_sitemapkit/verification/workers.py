@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from django.db import connections
 
+from django_sitemapkit.conf import conf
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.robots_txt import TIMEOUT as ROBOTS_TIMEOUT
 from django_sitemapkit.verification.containment import take_mail
@@ -160,10 +161,11 @@ class Worker:
 class Requests:
     """Sends batches to be requested and gives back what was found, in order."""
 
-    def __init__(self, site: SitemapSite, jobs: int, timeout: float) -> None:
+    def __init__(self, site: SitemapSite, jobs: int, timeout: float | None = None) -> None:
         self.site = site
-        self.timeout = timeout
-        self.allowed = timeout + GRACE
+        #: Seconds a view may run: ``--timeout``, else ``SITEMAPKIT_VERIFY_TIMEOUT``.
+        self.timeout: float = conf.VERIFY_TIMEOUT if timeout is None else timeout
+        self.allowed = self.timeout + GRACE
         self.waiting: deque[Job] = deque()
         self.queued: deque[Job] = deque()
         self.ahead = jobs * AHEAD
