@@ -125,3 +125,18 @@ def test_nothing_requested_is_said_and_fails(sources: Any) -> None:
         "or their pages could not be read): nothing was verified.\n",
         1,
     )
+
+
+def test_an_index_the_urlconf_does_not_name_is_not_requested(sources: Any) -> None:
+    sources(ArticleSource)
+    articles("first")
+    with override_settings(ROOT_URLCONF="testapp.urls_verify_unindexed"):
+        assert verify() == (
+            "sitemap.xml: not requested: no URL pattern is named 'sitemapkit:index' "
+            '(include("django_sitemapkit.urls") serves it).\n'
+            "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
+            "No problem found.\n"
+            "1 URL requested in S s, S ms a URL.\n",
+            "",
+            0,
+        )
