@@ -282,6 +282,9 @@ class Settings:
         "How long a distributed build waits for its shards in all.",
         Duration(),
     )
+    VERIFY_TIMEOUT: Setting[int | float] = Setting(
+        "int | float", 5, "Seconds `verify_sitemaps` lets a view run for one URL.", Seconds()
+    )
 
     def raw(self, name: str) -> object:
         """The setting as the project wrote it, for the system checks to judge."""

@@ -50,6 +50,19 @@ def test_e030_news_max_age(value: object) -> None:
         ]
 
 
+@pytest.mark.parametrize("value", [0, -1.5, float("inf"), "5", True, None])
+def test_e122_verify_timeout(value: object) -> None:
+    with override_settings(SITEMAPKIT_VERIFY_TIMEOUT=value):
+        assert check_settings() == [
+            Error(
+                f"SITEMAPKIT_VERIFY_TIMEOUT is {value!r}, not a positive number of seconds.",
+                hint="Set SITEMAPKIT_VERIFY_TIMEOUT to a number of seconds such as 5 (the "
+                "default), or remove it.",
+                id="sitemapkit.E122",
+            )
+        ]
+
+
 @pytest.mark.parametrize("value", [dt.timedelta(seconds=-1), 86_400, "1 day", False])
 def test_e047_full_build_every(value: object) -> None:
     with override_settings(SITEMAPKIT_FULL_BUILD_EVERY=value):

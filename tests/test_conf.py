@@ -22,7 +22,7 @@ ROWS = pytest.mark.parametrize("row", TABLE.values(), ids=lambda row: row.name)
 def test_the_table_is_every_setting_of_the_class_in_its_order() -> None:
     assert list(TABLE) == list(Settings.defaults)
     assert list(TABLE)[:3] == ["BASE_URL", "SITES", "SITE_SCHEME"]
-    assert len(TABLE) == 34
+    assert len(TABLE) == 35
     assert all(TABLE[name].name == name for name in TABLE)
     assert Settings.LIMIT is TABLE["LIMIT"]
 

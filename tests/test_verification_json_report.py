@@ -47,9 +47,11 @@ def test_a_finished_report_replaces_the_last_one_whole(tmp_path: Path) -> None:
                 "problems": {"noindex": 1},
             }
         ],
+        "documents": [],
         "reasons": KINDS,
         "unchecked_alternates": 2,
         "requested": 5,
+        "emails": 0,
         "problems_found": 1,
     }
     assert [child.name for child in tmp_path.iterdir()] == ["report.json"]

@@ -30,6 +30,8 @@ from django_sitemapkit.verification.reasons import KINDS
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_site")]
 Sources = Callable[..., None]
 BASE = "https://www.example.com"
+#: The line of a site whose index lists one page, each answering 200 with its URLs.
+INDEX_AND_ONE_PAGE = "sitemap.xml: the index and 1 page requested, 0 problems (S s)\n"
 
 
 class Translated(ArticleSource):
@@ -44,9 +46,10 @@ class Translated(ArticleSource):
         return {"en": f"/articles/en-{topic}/", "de": f"/articles/de-{topic}/"}
 
 
-def json_report(listed: int, *problems: tuple[str, str, str]) -> dict[str, Any]:
+def json_report(listed: int, *problems: tuple[str, str, str], emails: int = 0) -> dict[str, Any]:
     """The whole report of a database run of the ``articles`` section, every URL of it
-    requested, with these problems: ``(url, code, detail)``."""
+    requested (and the index and its one page, both good), with these problems:
+    ``(url, code, detail)``; its views sent ``emails`` messages."""
     return {
         "format": 1,
         "source": "database",
@@ -64,9 +67,11 @@ def json_report(listed: int, *problems: tuple[str, str, str]) -> dict[str, Any]:
                 "problems": dict(Counter(code for _, code, _ in problems)),
             }
         ],
+        "documents": [{"site": "default", "requested": 2, "problems": {}}],
         "reasons": KINDS,
         "unchecked_alternates": 0,
         "requested": listed,
+        "emails": emails,
         "problems_found": len(problems),
     }
 
@@ -79,6 +84,7 @@ def test_a_clean_site_has_no_problem(sources: Sources) -> None:
     sources(ArticleSource, PagesSource)
     articles("first", "second")
     assert verify() == (
+        "sitemap.xml: the index and 2 pages requested, 0 problems (S s)\n"
         "articles: 2 of 2 URLs requested, 0 problems (S s)\n"
         "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
         "No problem found.\n"
@@ -108,7 +114,7 @@ def test_a_planted_problem_is_reported_alone(
     articles("first", slug, "last")
     url = f"{BASE}/articles/{slug}/"
     assert verify(json=str(tmp_path / "report.json")) == (
-        "articles: 3 of 3 URLs requested, 1 problem (S s)\n"
+        INDEX_AND_ONE_PAGE + "articles: 3 of 3 URLs requested, 1 problem (S s)\n"
         "Found 1 problem:\n"
         f"articles, {KINDS[code]}: 1 URL\n"
         f"  {url}  {detail}\n"
@@ -125,7 +131,7 @@ def test_alternates_that_are_not_listed_back(sources: Sources, tmp_path: Path) -
     url = f"{BASE}/articles/en-lonely/"
     detail = f"de {BASE}/articles/de-lonely/ does not list it back"
     assert verify(json=str(tmp_path / "report.json")) == (
-        "articles: 4 of 4 URLs requested, 0 problems (S s)\n"
+        INDEX_AND_ONE_PAGE + "articles: 4 of 4 URLs requested, 0 problems (S s)\n"
         "hreflang: 3 alternates checked, 1 problem.\n"
         "Found 1 problem:\n"
         f"articles, {KINDS['hreflang']}: 1 URL\n"
@@ -144,7 +150,7 @@ def test_every_kind_at_once_in_the_order_of_kinds(sources: Sources) -> None:
     slugs = [slug for slug, _, _ in PLANTED]
     articles("first", *slugs)
     assert verify("--max-shown", "1") == (
-        "articles: 9 of 9 URLs requested, 8 problems (S s)\n"
+        INDEX_AND_ONE_PAGE + "articles: 9 of 9 URLs requested, 8 problems (S s)\n"
         "Found 8 problems:\n"
         "articles, not found (404): 1 URL\n"
         f"  {BASE}/articles/missing/  404\n"
@@ -180,7 +186,7 @@ def test_a_sample_requests_urls_spread_evenly(sources: Sources) -> None:
     # With 10 URLs, a sample of 3 requests positions 0, 3 and 6.
     articles("a0", "a1", "a2", "missing", "moved", "a5", "a6", "a7", "a8", "a9")
     assert verify("--sample", "3") == (
-        "articles: 3 of 10 URLs requested, 1 problem (S s)\n"
+        INDEX_AND_ONE_PAGE + "articles: 3 of 10 URLs requested, 1 problem (S s)\n"
         "Found 1 problem:\n"
         "articles, not found (404): 1 URL\n"
         f"  {BASE}/articles/missing/  404\n"
@@ -211,7 +217,7 @@ def test_section_chooses_the_sections(sources: Sources) -> None:
     sources(ArticleSource, PagesSource)
     articles("missing")
     assert verify("--section", "pages") == (
-        "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
+        INDEX_AND_ONE_PAGE + "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
         "No problem found.\n"
         "2 URLs requested in S s, S ms a URL.\n",
         "",
@@ -254,8 +260,10 @@ def test_each_site_is_requested_on_its_own_host(sources: Sources, tmp_path: Path
         # Each page's canonical is built on the host and scheme it was asked on.
         assert verify() == (
             f"Site 'www' on {BASE}:\n"
+            f"{INDEX_AND_ONE_PAGE}"
             "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
             "Site 'shop' on http://shop.example.com:8080:\n"
+            f"{INDEX_AND_ONE_PAGE}"
             "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
             "No problem found.\n"
             "2 URLs requested in S s, S ms a URL.\n",
@@ -324,6 +332,7 @@ def test_built_verifies_the_urls_of_the_published_files(built: Path) -> None:
     # The database no longer lists the article; the published file still does.
     assert verify()[2] == 0
     assert verify("--built") == (
+        "sitemap.xml: the index and 2 pages requested, 0 problems (S s)\n"
         "articles: 3 of 3 URLs requested, 1 problem (S s)\n"
         "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
         "Found 1 problem:\n"
@@ -368,6 +377,7 @@ def test_built_with_a_sample_and_a_section(built: Path) -> None:
 def test_a_damaged_page_file_is_a_problem_of_its_own(built: Path, content: bytes, why: str) -> None:
     (built / "sitemap-articles-1.xml").write_bytes(content)
     assert verify("--built") == (
+        "sitemap.xml: the index and 2 pages requested, 0 problems (S s)\n"
         "articles: 0 of 3 URLs requested, 1 problem (S s)\n"
         "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
         "Found 1 problem:\n"
@@ -509,9 +519,11 @@ def test_the_example_project_is_clean_and_its_planted_problems_are_found(
     total = published + 3 + featured + categories
     assert example(env, "verify_sitemaps") == (
         "Site 'www' on http://www.localhost:8000:\n"
+        "sitemap.xml: the index and 2 pages requested, 0 problems (S s)\n"
         f"posts: {published} of {published} URLs requested, 0 problems (S s)\n"
         "pages: 3 of 3 URLs requested, 0 problems (S s)\n"
         "Site 'shop' on http://shop.localhost:8000:\n"
+        "sitemap.xml: the index and 2 pages requested, 0 problems (S s)\n"
         f"posts: {featured} of {featured} URLs requested, 0 problems (S s)\n"
         f"categories: {categories} of {categories} URLs requested, 0 problems (S s)\n"
         "No problem found.\n"
@@ -527,6 +539,7 @@ def test_the_example_project_is_clean_and_its_planted_problems_are_found(
     noindex_url = f"http://www.localhost:8000/posts/{noindex_category}/{noindex}/"
     assert example(env, "verify_sitemaps", "--site", "www", "--json", str(report)) == (
         "Site 'www' on http://www.localhost:8000:\n"
+        "sitemap.xml: the index and 2 pages requested, 0 problems (S s)\n"
         f"posts: {published} of {published} URLs requested, 2 problems (S s)\n"
         "pages: 3 of 3 URLs requested, 0 problems (S s)\n"
         "Found 2 problems:\n"
@@ -578,6 +591,7 @@ def test_a_site_row_that_cannot_be_a_site_is_not_verified(sources: Sources) -> N
     with override_settings(SITEMAPKIT_SITES="django.contrib.sites"):
         assert verify() == (
             "Site 'www.example.com' on https://www.example.com:\n"
+            f"{INDEX_AND_ONE_PAGE}"
             "articles: 1 of 1 URLs requested, 0 problems (S s)\n"
             "No problem found.\n"
             "1 URL requested in S s, S ms a URL.\n",
@@ -627,7 +641,7 @@ def test_an_interrupted_run_exits_130_and_writes_no_report(
     sources(ArticleSource)
     articles("missing", "interrupted", "last")
     assert verify(json=str(tmp_path / "report.json")) == (
-        "",
+        INDEX_AND_ONE_PAGE,
         "CommandError: Interrupted after 0 URLs verified, 0 problems found; no report was "
         "written.\n",
         130,
@@ -654,7 +668,7 @@ def test_what_a_page_says_is_printed_without_its_control_characters(
     articles("escaped")
     stdout, _, status = verify(json=str(tmp_path / "report.json"))
     detail = "X-Robots-Tag: noindex, \\x1b[2J"
-    assert (status, stdout.splitlines()[3]) == (1, f"  {BASE}/articles/escaped/  {detail}")
+    assert (status, stdout.splitlines()[4]) == (1, f"  {BASE}/articles/escaped/  {detail}")
     (problem,) = json.loads((tmp_path / "report.json").read_text())["problems"]
     assert problem["detail"] == detail
 
@@ -669,6 +683,7 @@ def test_alternates_on_pages_not_read_are_counted_unchecked(sources: Sources) ->
     sources(PagedTranslations)
     articles("en-tea", "de-tea", "en-lonely", "de-lonely", "en-gone")
     assert verify("--sample", "1") == (
+        "sitemap.xml: the index and 3 pages requested, 0 problems (S s)\n"
         "articles: 1 of 5 URLs requested, 0 problems (S s)\n"
         "hreflang: 2 alternates checked, 0 problems.\n"
         "No problem found.\n"
@@ -679,7 +694,7 @@ def test_alternates_on_pages_not_read_are_counted_unchecked(sources: Sources) ->
     # Every page read: en-gone's alternate de-gone is listed nowhere.
     stdout, _, status = verify()
     assert status == 1
-    assert stdout.splitlines()[1:6] == [
+    assert stdout.splitlines()[2:7] == [
         "hreflang: 4 alternates checked, 2 problems.",
         "Found 2 problems:",
         f"articles, {KINDS['hreflang']}: 2 URLs",
@@ -688,6 +703,7 @@ def test_alternates_on_pages_not_read_are_counted_unchecked(sources: Sources) ->
     ]
     # A section chosen: de-gone may be listed in another section, so it is unchecked.
     assert verify("--section", "articles") == (
+        "sitemap.xml: the index and 3 pages requested, 0 problems (S s)\n"
         "articles: 5 of 5 URLs requested, 0 problems (S s)\n"
         "hreflang: 4 alternates checked, 1 problem; 1 points to URLs outside those read "
         "(--sample, --section or --site), not checked.\n"

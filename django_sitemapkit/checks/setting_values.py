@@ -176,6 +176,11 @@ FINDINGS = {
         id="sitemapkit.E052",
         hint="Set it to a datetime.timedelta such as timedelta(hours=6), or remove it.",
     ),
+    "VERIFY_TIMEOUT": Finding(
+        id="sitemapkit.E122",
+        hint="Set SITEMAPKIT_VERIFY_TIMEOUT to a number of seconds such as 5 (the default), "
+        "or remove it.",
+    ),
 }
 
 

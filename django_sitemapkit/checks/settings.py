@@ -30,4 +30,9 @@ def check_settings(**kwargs: Any) -> list[CheckMessage]:
         if not errors:
             errors += check_allowed_hosts()
         errors += check_https()
-    return errors + check_file_settings() + check_values("NEWS_MAX_AGE") + check_html_settings()
+    return (
+        errors
+        + check_file_settings()
+        + check_values("NEWS_MAX_AGE", "VERIFY_TIMEOUT")
+        + check_html_settings()
+    )

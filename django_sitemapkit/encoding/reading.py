@@ -1,5 +1,6 @@
 """A ``<urlset>`` read back, for those who read what was written: IndexNow's comparison
-of two versions (``indexnow/compare.py``) and ``verify_sitemaps --built``.
+of two versions (``indexnow/compare.py``) and ``verify_sitemaps --built``; and a
+``<sitemapindex>``'s locations, for ``verify_sitemaps``' requests of the documents.
 
 Read as its bytes stream in, by expat, never as a tree: each ``<url>``'s
 ``<loc>``, ``<lastmod>`` and ``xhtml:link`` alternates. A document type
@@ -19,6 +20,7 @@ from django_sitemapkit.encoding.encoder import NAMESPACE
 
 # expat joins a namespace and a local name with this separator.
 URLSET, URL, LOC, LASTMOD = (f"{NAMESPACE} {name}" for name in ("urlset", "url", "loc", "lastmod"))
+SITEMAPINDEX, SITEMAP = (f"{NAMESPACE} {name}" for name in ("sitemapindex", "sitemap"))
 XHTML_LINK = f"{EXTENSION_NAMESPACES['xhtml']} link"
 READ_SIZE = 64 * 1024
 
@@ -81,6 +83,41 @@ def read_urlset(
     except expat.ExpatError as exc:
         raise ValueError(f"{name} is not well-formed XML: {exc}.") from exc
     return urls
+
+
+def read_index(document: bytes | IO[bytes], name: str, *, most_bytes: int) -> list[str]:
+    """The ``<loc>`` of each ``<sitemap>`` of a ``<sitemapindex>``, in order; ``ValueError``
+    (naming the document ``name``) for another root, a document type declaration,
+    XML that is not well-formed, or more than ``most_bytes``."""
+    locs: list[str] = []
+    path: list[str] = []
+    text: list[str] = []
+
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        if not path and tag != SITEMAPINDEX:
+            root = "{" + tag.replace(" ", "}", 1) if " " in tag else tag
+            raise ValueError(f"{name} is not a <sitemapindex> document: its root is {root!r}.")
+        path.append(tag)
+        text.clear()
+
+    def end(tag: str) -> None:
+        path.pop()
+        if path == [SITEMAPINDEX, SITEMAP] and tag == LOC:
+            locs.append("".join(text).strip())
+
+    def refuse(*args: object) -> None:
+        raise ValueError(f"{name} has a document type declaration, which is refused.")
+
+    parser = expat.ParserCreate(namespace_separator=" ")
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text.append
+    parser.StartDoctypeDeclHandler = refuse
+    try:
+        fed(parser, document, name, most_bytes)
+    except expat.ExpatError as exc:
+        raise ValueError(f"{name} is not well-formed XML: {exc}.") from exc
+    return locs
 
 
 def fed(

@@ -42,6 +42,20 @@ class VerifyConsole(Output):
             f"{tally.problems:,} problem{plural(tally.problems)} ({tally.seconds:.2f} s)"
         )
 
+    def documents_done(self, tally: SectionTally) -> None:
+        pages = tally.requested - 1
+        what = "the index" + (f" and {pages:,} page{plural(pages)}" if pages else "")
+        self.info(
+            f"{tally.section}: {what} requested, {tally.problems:,} "
+            f"problem{plural(tally.problems)} ({tally.seconds:.2f} s)"
+        )
+
+    def no_index(self, section: str) -> None:
+        self.info(
+            f"{section}: not requested: no URL pattern is named 'sitemapkit:index' "
+            '(include("django_sitemapkit.urls") serves it).'
+        )
+
     def would_request(self, section: str, count: int, listed: int) -> None:
         self.info(f"{section}: would request {count:,} of {listed:,} URLs")
 
@@ -72,7 +86,17 @@ class VerifyConsole(Output):
             self.info(f"Found {problems:,} problem{plural(problems)}:")
             for line in tallies.summary():
                 self.info(line)
-        else:
+        elif requested:
             self.info("No problem found.")
+        if not requested:
+            self.info(
+                f"No URL was requested of the {tallies.listed:,} listed: nothing was verified."
+            )
+        mails = tallies.mails
+        if mails:
+            self.info(
+                f"The views sent {mails:,} e-mail message{plural(mails)}: held by Django's "
+                "locmem backend, none was delivered."
+            )
         per_url = f", {seconds / requested * 1000:.1f} ms a URL" if requested else ""
         self.info(f"{requested:,} URL{plural(requested)} requested in {seconds:.2f} s{per_url}.")

@@ -37,6 +37,7 @@ from django_sitemapkit.verification.reasons import (
     ROBOTS,
     SERVER_ERROR,
     STATUS,
+    TIMEOUT,
     UNAUTHORIZED,
     Reason,
     reason,
@@ -144,7 +145,10 @@ INDEXABLE_CHECKS: tuple[Check, ...] = (noindex_reasons, canonical_reasons)
 
 
 def inspected(url: str, answer: Answer, site: SiteFacts) -> list[Reason]:
-    """Every reason ``answer`` gives not to list ``url``."""
+    """Every reason ``answer`` gives not to list ``url``; a view cut short at its
+    deadline gives that one alone, as it gave no answer to judge."""
+    if answer.timed_out:
+        return [reason(TIMEOUT, answer.error or "")]
     found = []
     for check in CHECKS + (INDEXABLE_CHECKS if answer.status == 200 else ()):
         found += check(url, answer, site)

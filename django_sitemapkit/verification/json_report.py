@@ -50,12 +50,24 @@ class JsonReport:
                 "problems": {code: tally.found[code] for code in KINDS if tally.found[code]},
             }
             for tally in tallies.sections.values()
+            if not tally.documents
+        ]
+        documents = [
+            {
+                "site": tally.site,
+                "requested": tally.requested,
+                "problems": {code: tally.found[code] for code in KINDS if tally.found[code]},
+            }
+            for tally in tallies.sections.values()
+            if tally.documents
         ]
         closing = {
             "sections": sections,
+            "documents": documents,
             "reasons": KINDS,
             "unchecked_alternates": unchecked,
             "requested": tallies.requested,
+            "emails": tallies.mails,
             "problems_found": tallies.problems,
         }
         self.file.out.write("\n],\n" + dumped(closing)[1:] + "\n")

@@ -6,7 +6,8 @@ names one of the problems Search Console reports on a submitted sitemap's URLs
 ("Submitted URL not found (404)", "has redirect", "marked 'noindex'", ...).
 A new kind is one row of ``KINDS`` and the check that finds it
 (``inspection.py`` for what a response says; ``hreflang.py`` for what the
-sitemap's entries say of each other).
+sitemap's entries say of each other; ``documents.py`` for the sitemap's own
+documents as served).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ CANONICAL = "canonical"
 HREFLANG = "hreflang"
 ROBOTS = "robots"
 UNREADABLE = "unreadable"
+TIMEOUT = "timeout"
+SITEMAP_STATUS = "sitemap-status"
+SITEMAP_EMPTY = "sitemap-empty"
+SITEMAP_UNREADABLE = "sitemap-unreadable"
 
 #: Every kind, in the order a report lists them, with its line for people.
 KINDS: dict[str, str] = {
@@ -33,6 +38,7 @@ KINDS: dict[str, str] = {
     UNAUTHORIZED: "unauthorized (401) or forbidden (403)",
     SERVER_ERROR: "server error (5xx)",
     STATUS: "another status than 200",
+    TIMEOUT: "no answer within the deadline",
     LOGIN: "redirects to the login page",
     REDIRECT: "redirects",
     NOINDEX: "marked noindex",
@@ -40,6 +46,9 @@ KINDS: dict[str, str] = {
     HREFLANG: "hreflang alternate not reciprocal",
     ROBOTS: "disallowed by robots.txt",
     UNREADABLE: "a built file that cannot be read",
+    SITEMAP_STATUS: "a sitemap document that does not answer 200",
+    SITEMAP_EMPTY: "a sitemap document that lists no URL",
+    SITEMAP_UNREADABLE: "a sitemap document that is not one",
 }
 
 

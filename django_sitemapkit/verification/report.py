@@ -24,6 +24,10 @@ class SectionTally:
     listed: int = 0
     requested: int = 0
     seconds: float = 0.0
+    #: The e-mail messages its views sent (held, never delivered).
+    mails: int = 0
+    #: Whether this is the tally of the site's sitemap documents, not of a section.
+    documents: bool = False
     #: The problems of each kind, and the first few of each (URL and detail).
     found: Counter[str] = field(default_factory=Counter)
     shown: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
@@ -41,10 +45,10 @@ class Tallies:
         self.several_sites = several_sites
         self.sections: dict[tuple[str, str], SectionTally] = {}
 
-    def section(self, site: str, section: str) -> SectionTally:
+    def section(self, site: str, section: str, documents: bool = False) -> SectionTally:
         key = (site, section)
         if key not in self.sections:
-            self.sections[key] = SectionTally(site, section)
+            self.sections[key] = SectionTally(site, section, documents=documents)
         return self.sections[key]
 
     def add(self, site: str, section: str, url: str, found: Reason) -> None:
@@ -61,7 +65,16 @@ class Tallies:
 
     @property
     def requested(self) -> int:
-        return sum(tally.requested for tally in self.sections.values())
+        """The listed URLs requested (the documents are not among them)."""
+        return sum(tally.requested for tally in self.sections.values() if not tally.documents)
+
+    @property
+    def listed(self) -> int:
+        return sum(tally.listed for tally in self.sections.values() if not tally.documents)
+
+    @property
+    def mails(self) -> int:
+        return sum(tally.mails for tally in self.sections.values())
 
     def summary(self) -> list[str]:
         """The closing lines: each section's problems by reason, with their first URLs."""

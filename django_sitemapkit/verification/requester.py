@@ -10,15 +10,16 @@ after it (``rolled_back()``): a view that writes leaves no row behind,
 ``ATOMIC_REQUESTS`` nests inside it, and ``transaction.on_commit()`` hooks
 are discarded unrun. Django's ``close_old_connections`` is kept from those
 signals while the requests run (``requesting()``), as the test client does:
-it would close a connection inside its transaction. What lives outside the
-databases (a cache, files, e-mail) is not rolled back (``docs/verify.md``).
+it would close a connection inside its transaction. E-mail is held and each
+request has a deadline (``containment.py``); what else lives outside the
+databases (a cache, files) is not rolled back (``docs/verify.md``).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from io import BytesIO
@@ -31,7 +32,15 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.db import DatabaseError, close_old_connections, connections, transaction
 from django.http import HttpResponseBase
 
+from django_sitemapkit.conf import MAX_BYTES, conf
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.verification.containment import (
+    Timeout,
+    atomic_depths,
+    deadline,
+    hold_mail,
+    settle,
+)
 from django_sitemapkit.verification.markup import Head, read_head
 
 #: The most bytes of an HTML body read for its head (HTML's head comes first;
@@ -54,8 +63,13 @@ class Answer:
     headers: dict[str, str]
     #: The head of an HTML body of a 200 response; ``None`` otherwise.
     head: Head | None = None
-    #: The exception the view raised (a 500), as ``Type: message``.
+    #: The exception the view raised (a 500), as ``Type: message``; or the deadline
+    #: it ran past.
     error: str | None = None
+    #: Whether the view was cut short at its deadline (``status`` is then 0).
+    timed_out: bool = False
+    #: The body of a 200, for a sitemap document (``Requester.document()``).
+    body: bytes | None = None
 
 
 def keep_exception(sender: Any, **kwargs: Any) -> None:
@@ -69,9 +83,10 @@ def keep_exception(sender: Any, **kwargs: Any) -> None:
 @contextmanager
 def requesting(request_log: bool = False) -> Iterator[None]:
     """Where the requests run: connections kept open across them, the exceptions of
-    views kept for their answers, and, unless ``request_log``, the ``django.request``
-    logger silenced: each 404 and 500 is in the report, and Django's default
-    ``LOGGING`` would e-mail every 500 to ``ADMINS``."""
+    views kept for their answers, e-mail held (``containment.hold_mail()``) and,
+    unless ``request_log``, the ``django.request`` logger silenced: each 404 and
+    500 is in the report, and Django's default ``LOGGING`` would e-mail every 500
+    to ``ADMINS``."""
     removed = [
         signal
         for signal in (signals.request_started, signals.request_finished)
@@ -82,7 +97,8 @@ def requesting(request_log: bool = False) -> Iterator[None]:
     disabled = request_logger.disabled
     request_logger.disabled = disabled or not request_log
     try:
-        yield
+        with hold_mail():
+            yield
     finally:
         request_logger.disabled = disabled
         signals.got_request_exception.disconnect(dispatch_uid=__name__)
@@ -118,8 +134,10 @@ def rolled_back() -> Iterator[None]:
 class Requester:
     """GET requests for one site's URLs, each answered by the project's own views."""
 
-    def __init__(self, site: SitemapSite) -> None:
+    def __init__(self, site: SitemapSite, timeout: float | None = None) -> None:
         self.site = site
+        #: Seconds a view may run (``--timeout``, else ``SITEMAPKIT_VERIFY_TIMEOUT``).
+        self.timeout: float = conf.VERIFY_TIMEOUT if timeout is None else timeout
         self.handler = WSGIHandler()
 
     def environ(self, url: str) -> dict[str, Any]:
@@ -154,21 +172,41 @@ class Requester:
 
     def get(self, url: str) -> Answer:
         """The answer to a GET of ``url``; an exception of the view is its 500."""
+        return self.requested(url, self.answer)
+
+    def document(self, url: str) -> Answer:
+        """The answer to a GET of a sitemap document, with the body of a 200."""
+        return self.requested(url, read_body)
+
+    def requested(self, url: str, read: Callable[[HttpResponseBase], Answer]) -> Answer:
         environ = self.environ(url)
         _raised.clear()
-        with rolled_back():
-            try:
-                response = self.handler(environ, lambda status, headers: None)
-            except Exception as exc:
-                # DEBUG_PROPAGATE_EXCEPTIONS: Django raised it instead of answering 500.
-                return Answer(500, {}, error=described(exc))
-            try:
-                return self.answer(response)
-            except Exception as exc:
-                # A streamed body that failed after its first bytes.
-                return Answer(500, {}, error=described(exc))
-            finally:
-                response.close()
+        depths = atomic_depths()
+        late = Answer(0, {}, error=f"no answer within {self.timeout:g} s", timed_out=True)
+        try:
+            with rolled_back(), deadline(self.timeout) as expiry:
+                answer = self.answered(environ, read)
+        except Timeout:
+            settle(depths)
+            return late
+        # A view that caught its Timeout and answered after all answered too late.
+        return late if expiry.passed else answer
+
+    def answered(
+        self, environ: dict[str, Any], read: Callable[[HttpResponseBase], Answer]
+    ) -> Answer:
+        try:
+            response = self.handler(environ, lambda status, headers: None)
+        except Exception as exc:
+            # DEBUG_PROPAGATE_EXCEPTIONS: Django raised it instead of answering 500.
+            return Answer(500, {}, error=described(exc))
+        try:
+            return read(response)
+        except Exception as exc:
+            # A streamed body that failed after its first bytes.
+            return Answer(500, {}, error=described(exc))
+        finally:
+            response.close()
 
     def answer(self, response: HttpResponseBase) -> Answer:
         headers = {
@@ -182,6 +220,20 @@ class Requester:
             return Answer(response.status_code, headers, error=error)
         head = read_head(iter(response), response.charset, HEAD_BYTES)
         return Answer(response.status_code, headers, head, error)
+
+
+def read_body(response: HttpResponseBase) -> Answer:
+    """The status and, for a 200, the body; none past the protocol's 50 MiB, and why."""
+    headers = {name: response[name] for name in ("Location", "Content-Type") if name in response}
+    if response.status_code != 200:
+        error = described(_raised[-1]) if _raised else None
+        return Answer(response.status_code, headers, error=error)
+    body = bytearray()
+    for chunk in response:
+        body += chunk
+        if len(body) > MAX_BYTES:
+            return Answer(200, headers, error=f"the body is larger than {MAX_BYTES:,} bytes")
+    return Answer(200, headers, body=bytes(body))
 
 
 def described(exception: BaseException) -> str:

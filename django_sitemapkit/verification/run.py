@@ -1,6 +1,7 @@
-"""One run of ``verify_sitemaps``: the sites and sections it covers, each section's
-listed URLs read a page at a time, the sampled ones requested, every problem
-counted and written as it is found, and the hreflang check at the end."""
+"""One run of ``verify_sitemaps``: the sites and sections it covers, each site's
+sitemap documents requested, each section's listed URLs read a page at a time,
+the sampled ones requested, every problem counted and written as it is found,
+and the hreflang check at the end."""
 
 from __future__ import annotations
 
@@ -9,16 +10,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django_sitemapkit.build.selection import selected_sites, site_builds
+from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.verification.console import VerifyConsole
+from django_sitemapkit.verification.containment import refused_host
+from django_sitemapkit.verification.documents import DOCUMENTS, request_documents
 from django_sitemapkit.verification.hreflang import Reciprocity
 from django_sitemapkit.verification.json_report import JsonReport
 from django_sitemapkit.verification.listing import DatabaseSection, Page, Sample, Section
 from django_sitemapkit.verification.published import UnreadableSet, built_sections, built_set
 from django_sitemapkit.verification.reasons import UNREADABLE, Reason, reason
 from django_sitemapkit.verification.report import Tallies
-from django_sitemapkit.verification.requester import requesting
+from django_sitemapkit.verification.requester import Requester, requesting
 from django_sitemapkit.verification.workers import BATCH_URLS, Batch, Done, Requests
 
 
@@ -33,6 +37,12 @@ class VerifyOptions:
     built: bool = False
     sample: int | None = None
     jobs: int = 1
+    #: Seconds a view may run: ``--timeout``, else ``SITEMAPKIT_VERIFY_TIMEOUT``.
+    timeout: float | None = None
+
+    @property
+    def deadline(self) -> float:
+        return conf.VERIFY_TIMEOUT if self.timeout is None else self.timeout
 
 
 Planned = list[tuple[SitemapSite, list[Section]]]
@@ -55,6 +65,16 @@ def planned(options: VerifyOptions) -> tuple[Planned, list[str]]:
     except (BuildError, UnreadableSet) as exc:
         raise VerifyError(str(exc)) from exc
     return chosen(found, options.sections), problems
+
+
+def refused_hosts(sites: Planned) -> list[str]:
+    """Why each site with URLs to request would be answered 400 on every one of them."""
+    found = []
+    for site, sections in sites:
+        why = refused_host(site) if any(section.urls for section in sections) else None
+        if why is not None:
+            found.append(why)
+    return found
 
 
 def chosen(found: Planned, names: list[str] | None) -> Planned:
@@ -114,12 +134,30 @@ class Verification:
         if not sections:
             self.console.nothing_listed()
             return
-        requests = Requests(site, self.options.jobs)
+        self.documents(site)
+        requests = Requests(site, self.options.jobs, self.options.deadline)
         try:
             for section in sections:
                 self.section(site, section, requests)
         finally:
             requests.close()
+
+    def documents(self, site: SitemapSite) -> None:
+        """Request the site's index and the pages it lists, before its URLs."""
+        started = time.monotonic()
+        found = request_documents(
+            site, Requester(site, self.options.deadline), self.options.sections
+        )
+        if found.index is None:
+            self.console.no_index(DOCUMENTS)
+            return
+        tally = self.tallies.section(site.name, DOCUMENTS, documents=True)
+        tally.listed = tally.requested = found.requested
+        tally.mails = found.mails
+        for url, problem in found.problems:
+            self.found(site.name, DOCUMENTS, url, problem)
+        tally.seconds = time.monotonic() - started
+        self.console.documents_done(tally)
 
     def section(self, site: SitemapSite, section: Section, requests: Requests) -> None:
         sample = Sample(section.urls, self.options.sample)
@@ -155,7 +193,9 @@ class Verification:
 
     def absorb(self, site: SitemapSite, done: Iterator[Done]) -> None:
         for each in done:
-            self.tallies.section(site.name, each.section).requested += each.requested
+            tally = self.tallies.section(site.name, each.section)
+            tally.requested += each.requested
+            tally.mails += each.mails
             for url, reasons in each.problems:
                 for problem in reasons:
                     self.found(site.name, each.section, url, problem)

@@ -4,9 +4,12 @@ the problem."""
 
 from __future__ import annotations
 
+import signal
+import time
 from collections.abc import Iterator
 
 from django.contrib.auth.decorators import login_required
+from django.core.mail import send_mail
 from django.db import transaction
 from django.http import (
     Http404,
@@ -66,6 +69,21 @@ def article(request: HttpRequest, slug: str) -> HttpResponse:
         return response
     if slug == "writer":
         return writing(request, found)
+    if slug == "mailer":
+        # What a view that notifies someone does.
+        send_mail("Viewed", f"{slug} was viewed.", "site@example.com", ["editor@example.com"])
+    if slug == "sleeper":
+        return sleeping(request, found)
+    if slug == "stubborn":
+        # A view that catches everything, its deadline's exception included.
+        try:
+            time.sleep(60)
+        except BaseException:
+            time.sleep(60)
+    if slug == "stuck":
+        # What a view blocked in C code is to a signal: SIGALRM waits until it returns.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(60)
     return html(found.title, own_canonical(request))
 
 
@@ -75,6 +93,28 @@ def writing(request: HttpRequest, found: Article) -> HttpResponse:
     Article.objects.create(slug="written-by-a-view", published=False)
     transaction.on_commit(lambda: committed.append(found.slug or ""))
     return html(found.title, own_canonical(request))
+
+
+def sleeping(request: HttpRequest, found: Article) -> HttpResponse:
+    """A page that writes, then waits a minute inside its transaction (an upstream
+    service that never answers)."""
+    with transaction.atomic():
+        Article.objects.filter(pk=found.pk).update(title="asleep")
+        time.sleep(60)
+    return html(found.title, own_canonical(request))
+
+
+def failing_sitemap(request: HttpRequest) -> HttpResponse:
+    """A sitemap page whose view fails: what a source that raises answers."""
+    raise ValueError("the sitemap's source failed")
+
+
+def empty_sitemap(request: HttpRequest) -> HttpResponse:
+    return HttpResponse(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>\n',
+        content_type="application/xml",
+    )
 
 
 def login(request: HttpRequest) -> HttpResponse:

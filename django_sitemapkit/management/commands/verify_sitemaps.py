@@ -4,6 +4,7 @@ and report each that a search engine would refuse to index."""
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from typing import Any
 
@@ -23,6 +24,7 @@ from django_sitemapkit.verification.run import (
     VerifyOptions,
     dry_run,
     planned,
+    refused_hosts,
 )
 
 
@@ -30,6 +32,16 @@ def whole_number(value: str) -> int:
     number = int(value)
     if number < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return number
+
+
+def seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {value}")
     return number
 
 
@@ -72,6 +84,13 @@ class Command(BaseCommand):
             help="Request in N processes (default: 1).",
         )
         parser.add_argument(
+            "--timeout",
+            type=seconds,
+            metavar="SECONDS",
+            help="Report a URL whose view runs longer as 'timeout' and go on (default: "
+            "SITEMAPKIT_VERIFY_TIMEOUT, 5).",
+        )
+        parser.add_argument(
             "--json", metavar="FILE", help="Also write every problem to FILE, as JSON."
         )
         parser.add_argument(
@@ -106,6 +125,7 @@ class Command(BaseCommand):
             built=options["built"],
             sample=options["sample"],
             jobs=options["jobs"],
+            timeout=options["timeout"],
         )
         try:
             sites, left_out = planned(verify_options)
@@ -120,14 +140,15 @@ class Command(BaseCommand):
             total = dry_run(console, sites, verify_options.sample)
             console.info(f"Dry run: {total:,} URL{plural(total)} would be requested.")
             return
+        refused = refused_hosts(sites)
+        if refused:
+            raise CommandError(" ".join(refused))
         tallies = Tallies(options["max_shown"], several_sites())
         verification = Verification(verify_options, console, tallies, json_report(options))
         self.run(verification, sites)
-        if tallies.problems > options["max_problems"]:
-            raise CommandError(
-                f"{tallies.problems:,} problem{plural(tallies.problems)} found, more than "
-                f"--max-problems {options['max_problems']:,}."
-            )
+        failed = failure(tallies, options["max_problems"])
+        if failed is not None:
+            raise CommandError(failed)
 
     def run(self, verification: Verification, sites: Planned) -> None:
         """Run ``verification``, finish its report and print its closing lines; a run
@@ -153,6 +174,21 @@ class Command(BaseCommand):
         if report is not None:
             report.finish(tallies, unchecked)
         verification.console.closing(tallies, time.monotonic() - started)
+
+
+def failure(tallies: Tallies, max_problems: int) -> str | None:
+    """Why the run exits with status 1: too many problems, or no URL requested."""
+    if tallies.problems > max_problems:
+        return (
+            f"{tallies.problems:,} problem{plural(tallies.problems)} found, more than "
+            f"--max-problems {max_problems:,}."
+        )
+    if not tallies.requested:
+        return (
+            f"0 of {tallies.listed:,} listed URLs were requested (their rows made no "
+            "valid entry, or their pages could not be read): nothing was verified."
+        )
+    return None
 
 
 def json_report(options: dict[str, Any]) -> JsonReport | None:
