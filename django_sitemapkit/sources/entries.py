@@ -129,7 +129,10 @@ def value_of(
             return Value(constant=formatter(value))
         except InvalidEntry as exc:
             # The system checks report this at start-up; this is the backstop.
-            raise ImproperlyConfigured(f"Source {declaration.name!r} declares {exc}.") from exc
+            raise ImproperlyConfigured(
+                f"Source {declaration.name!r} declares a {attribute} no sitemap can hold: "
+                f"{exc}. Fix the class attribute (manage.py check names the fix)."
+            ) from exc
 
     def formatted(row: Any) -> str | None:
         found = read(row)
