@@ -220,6 +220,10 @@ URL_NAME_HINTS = {
 }
 
 
+def url_name_hint(source: BaseSource) -> str:
+    return URL_NAME_HINTS[StaticSource if isinstance(source, StaticSource) else SitemapSource]
+
+
 def check_url_name(source: BaseSource, url_name: str, kwargs: set[str]) -> list[CheckMessage]:
     accepted = url_parameter_sets(url_name)
     if any(kwargs >= required and kwargs <= allowed for required, allowed in accepted):
@@ -232,7 +236,7 @@ def check_url_name(source: BaseSource, url_name: str, kwargs: set[str]) -> list[
     return [
         Error(
             f"{describe(source)} names the URL {url_name!r}, which {problem}.",
-            hint=URL_NAME_HINTS[StaticSource if isinstance(source, StaticSource) else SitemapSource],
+            hint=url_name_hint(source),
             obj=type(source),
             id="sitemapkit.E010",
         )
