@@ -38,6 +38,8 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_refresh_engines)
         # It asks the project for robots.txt and reads rows: only at deploy time.
         checks.register(sitemap_checks.check_robots_txt, deploy=True)
+        # It reads each section's first rows: only at deploy time.
+        checks.register(sitemap_checks.check_section_losses, deploy=True)
         checks.register(sitemap_checks.check_indexnow_route, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)
         checks.register(sitemap_checks.check_site_rows, checks.Tags.database)

@@ -30,6 +30,7 @@ points below. Ids are never reused; docs/checks.md lists every one.
   - ``values``: each source's declarations (E006-E011, E013, E014, E017);
   - ``lastmod``: a ``lastmod`` constant or field that is no date (E015, E063);
   - ``indexes``: a ``lastmod`` column without a database index (I001);
+  - ``losses``: with ``--deploy``, a section whose first rows mostly make no URL (E118);
   - ``computed``: ``noindex``, ``canonical`` and a ``lastmod`` expression (E065-E067);
   - ``declarations``: the kind of each documented declaration and hook (E031);
   - ``extensions``: languages, alternates, images, videos, news (E026-E029);
@@ -76,6 +77,7 @@ from django_sitemapkit.checks.sites.site_rows import check_site_rows
 from django_sitemapkit.checks.sites.wagtail_sites import check_wagtail_sites
 from django_sitemapkit.checks.sources.discovery import check_discovery
 from django_sitemapkit.checks.sources.indexes import check_lastmod_indexes
+from django_sitemapkit.checks.sources.losses import check_section_losses
 from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
@@ -93,6 +95,7 @@ __all__ = [
     "check_refresh_engines",
     "check_robots",
     "check_robots_txt",
+    "check_section_losses",
     "check_settings",
     "check_site_rows",
     "check_site_settings",

@@ -115,12 +115,12 @@ def off_base_url(where: str, site: SitemapSite, row: Any) -> Warning:
     if port is None:
         fix = (
             f"Wagtail writes no https URL on port {origin.port}: serve the site on "
-            f"port 443, or set {base_url_setting(site)} to {row.root_url!r}."
+            f"port 443, or set {site.base_url_setting} to {row.root_url!r}."
         )
     else:
         fix = (
             f"Set the hostname of the Wagtail Site {row.pk!r} to {origin.host!r} and its "
-            f"port to {port}, or set {base_url_setting(site)} to {row.root_url!r} if "
+            f"port to {port}, or set {site.base_url_setting} to {row.root_url!r} if "
             "its pages are served there."
         )
     return Warning(
@@ -131,12 +131,3 @@ def off_base_url(where: str, site: SitemapSite, row: Any) -> Warning:
         hint=fix,
         id="sitemapkit.W046",
     )
-
-
-def base_url_setting(site: SitemapSite) -> str:
-    """What gives ``site`` its base URL, as a fix names it."""
-    if site.django_site is not None:
-        return f"the domain of the Site {site.django_site.pk!r} (and SITEMAPKIT_SITE_SCHEME)"
-    if site.several:
-        return f"SITEMAPKIT_SITES[{site.name!r}]"
-    return "SITEMAPKIT_BASE_URL"

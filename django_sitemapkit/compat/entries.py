@@ -25,7 +25,7 @@ from django_sitemapkit.extensions import X_DEFAULT, format_alternates
 from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.entries import unreversed
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, skip_row, undate_row
+from django_sitemapkit.sources.skips import Tally, skip_entry, undate_row
 from django_sitemapkit.sources.writer import undate
 from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 
@@ -110,7 +110,7 @@ class ContribWriter:
             try:
                 made.append(make(unit))
             except InvalidEntry as exc:
-                skip_row(self.contrib.section, key(unit), str(exc), tally, self.strict)
+                skip_entry(self.contrib.section, key(unit), exc, tally, self.strict)
                 continue
             late = undate(made, len(made) - 1, self.horizon)
             if late is not None:
