@@ -446,21 +446,24 @@ def test_dry_run_lists_each_site_and_writes_nothing(
         "A shard's files keep their bytes, modification time and ETag when they come out "
         "the same.\n"
     )
-    assert (stdout, stderr) == (
-        "".join(
-            f"Site {several.name[role]!r} on {BASE_URLS[role]}:\n"
-            f"Dry run: nothing is written. A build of {several.directory(tmp_path, role)} "
-            f"would:\n{fresh}{listed}{same}"
-            for role, listed in [
-                ("www", "  articles: render 1 of 1 shard(s): new files\n"),
-                ("shop", f"  articles: render 1 of 1 shard(s): new files\n{fails}"),
-            ]
+    assert (
+        (stdout, stderr)
+        == (
+            "".join(
+                f"Site {several.name[role]!r} on {BASE_URLS[role]}:\n"
+                f"Dry run: nothing is written. A build of {several.directory(tmp_path, role)} "
+                f"would:\n{fresh}{listed}{same}"
+                for role, listed in [
+                    ("www", "  articles: render 1 of 1 shard(s): new files\n"),
+                    ("shop", f"  articles: render 1 of 1 shard(s): new files\n{fails}"),
+                ]
+            )
+            # A site no source lists has nothing to build, dry run or not.
+            + f"Site {several.name['de']!r} on {BASE_URLS['de']}:\n"
+            "No sitemap section is listed on this site (no registered source's sites include "
+            "it): nothing to do.\n",
+            "",
         )
-        # A site no source lists has nothing to build, dry run or not.
-        + f"Site {several.name['de']!r} on {BASE_URLS['de']}:\n"
-        "No sitemap section is listed on this site (no registered source's sites include "
-        "it): nothing to do.\n",
-        "",
     )
     assert os.listdir(tmp_path) == []
 
