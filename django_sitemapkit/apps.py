@@ -28,6 +28,7 @@ class SitemapkitConfig(AppConfig):
         # A suggestion for scale, not a fault: with --deploy only.
         checks.register(sitemap_checks.check_lastmod_indexes, deploy=True)
         checks.register(sitemap_checks.check_discovery)
+        checks.register(sitemap_checks.check_strays)
         checks.register(sitemap_checks.check_urls, checks.Tags.urls)
         checks.register(sitemap_checks.check_middleware, checks.Tags.urls)
         checks.register(sitemap_checks.check_compat_templates, checks.Tags.urls)

@@ -397,6 +397,7 @@ def test_w005_is_quiet_in_development(debug: bool) -> None:
 
 @override_settings(SITEMAPKIT_BASE_URL="http://www.example.com", SECURE_SSL_REDIRECT=True)
 @pytest.mark.parametrize("deploy", [False, True])
+@pytest.mark.django_db  # check --deploy reads each section's first rows (E118)
 def test_w005_is_registered(deploy: bool) -> None:
     # With DEBUG off, as in production: there check --deploy shows it too.
     assert settings.DEBUG is False

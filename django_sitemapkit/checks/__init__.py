@@ -27,6 +27,8 @@ points below. Ids are never reused; docs/checks.md lists every one.
 - ``sources/``, what a project declares:
 
   - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
+  - ``strays``: a source class never registered (W064), contrib's names on a source
+    (W065);
   - ``values``: each source's declarations (E006-E011, E013, E014, E017);
   - ``lastmod``: a ``lastmod`` constant or field that is no date (E015, E063);
   - ``indexes``: a ``lastmod`` column without a database index (I001);
@@ -78,6 +80,7 @@ from django_sitemapkit.checks.sites.wagtail_sites import check_wagtail_sites
 from django_sitemapkit.checks.sources.discovery import check_discovery
 from django_sitemapkit.checks.sources.indexes import check_lastmod_indexes
 from django_sitemapkit.checks.sources.losses import check_section_losses
+from django_sitemapkit.checks.sources.strays import check_strays
 from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
@@ -101,6 +104,7 @@ __all__ = [
     "check_site_settings",
     "check_sites_framework",
     "check_sources",
+    "check_strays",
     "check_urls",
     "check_wagtail_sites",
 ]
