@@ -49,6 +49,8 @@ class SitemapkitConfig(AppConfig):
         # Wagtail Site rows those classes read.
         checks.register(sitemap_checks.check_dropin_cms_site_id, checks.Tags.urls)
         checks.register(sitemap_checks.check_dropin_wagtail_sites, checks.Tags.database)
+        # It calls the classes' items(), which read rows: only at deploy time.
+        checks.register(sitemap_checks.check_dropin_lastmods, checks.Tags.urls, deploy=True)
         if find_spec("celery") is not None:
             # The shard task of distributed builds and the refresh task of
             # SITEMAPKIT_CHANGES = "celery", registered with the project's Celery

@@ -128,3 +128,28 @@ def test_e118_runs_with_deploy_only(sources: Sources) -> None:
     call_command("check")
     with pytest.raises(SystemCheckError, match=r"sitemapkit\.E118\) Section 'articles' skips"):
         call_command("check", deploy=True)
+
+
+class ContribLocation(ArticleSource):
+    """contrib's location(item), which reads a model instance's method."""
+
+    url_name = None
+
+    def location(self, row: Any) -> str:
+        return str(row.get_absolute_url())
+
+
+def test_e119_a_section_whose_first_rows_raise(sources: Sources) -> None:
+    sources(ContribLocation)
+    bulk_articles(1)
+    assert check_section_losses() == [
+        Error(
+            "Section 'articles' cannot be read: its first rows raise AttributeError: 'dict' "
+            "object has no attribute 'get_absolute_url'.",
+            hint="A per-row method (location(row), lastmod(row), ...) is given a dict of the "
+            "columns the source reads, not a model instance: read row['field'] and list the "
+            "fields in fields, or set use_instances = True.",
+            obj=ContribLocation,
+            id="sitemapkit.E119",
+        )
+    ]

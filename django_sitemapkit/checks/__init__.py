@@ -46,7 +46,8 @@ points below. Ids are never reused; docs/checks.md lists every one.
 - ``compat``: the drop-in views' URL patterns (W011), and whether any routes to
   them (which quiets W002 and W006);
 - ``compat_classes``: the third-party classes the drop-in serves: django CMS's
-  without ``SITE_ID`` (E100), a Wagtail ``Site`` off its site's base URL (W046);
+  without ``SITE_ID`` (E100), a Wagtail ``Site`` off its site's base URL (W046), a
+  ``lastmod`` that is no date (W066, with ``--deploy``);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
   route of the key file (W022, W023);
 - ``distributed``: the settings of distributed builds and of the database the rows
@@ -66,6 +67,7 @@ from django_sitemapkit.checks.changes import check_changes
 from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.compat_classes import (
     check_dropin_cms_site_id,
+    check_dropin_lastmods,
     check_dropin_wagtail_sites,
 )
 from django_sitemapkit.checks.distributed import check_distributed
@@ -90,6 +92,7 @@ __all__ = [
     "check_discovery",
     "check_distributed",
     "check_dropin_cms_site_id",
+    "check_dropin_lastmods",
     "check_dropin_wagtail_sites",
     "check_indexnow",
     "check_indexnow_route",

@@ -1,7 +1,8 @@
 """System checks of the third-party classes the drop-in serves (the values of the
 ``sitemaps`` dicts its URL patterns pass, and the sections of ``compat.register()``):
-django CMS's ``CMSSitemap`` without ``SITE_ID`` (E100), and a Wagtail ``Site``
-whose root URL is not the base URL of the site its ``Sitemap`` is read on (W046).
+django CMS's ``CMSSitemap`` without ``SITE_ID`` (E100), a Wagtail ``Site``
+whose root URL is not the base URL of the site its ``Sitemap`` is read on (W046),
+and, with ``--deploy``, a ``lastmod`` that is no date (W066).
 
 What the drop-in gives a class (``compat/served.py``) is all such a class
 reads, except where these checks say: ``CMSSitemap.items()`` reads the current
@@ -15,6 +16,7 @@ of the row's domain is needed here.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -131,3 +133,41 @@ def off_base_url(where: str, site: SitemapSite, row: Any) -> Warning:
         hint=fix,
         id="sitemapkit.W046",
     )
+
+
+def check_dropin_lastmods(**kwargs: Any) -> list[CheckMessage]:
+    """W066, with ``check --deploy`` (it calls the project's ``items()``): a class the
+    drop-in serves whose ``lastmod`` for its first item is neither a date nor a
+    datetime, such as a str. contrib's template writes such a value as an empty
+    ``<lastmod>``; the drop-in cannot write it at all."""
+    findings: list[CheckMessage] = []
+    for where, value in served_classes():
+        found = first_lastmod(value)
+        if found is not None and not isinstance(found, dt.date):
+            findings.append(
+                Warning(
+                    f"The lastmod of {where} is {found!r} for its first item, a "
+                    f"{type(found).__name__}, not a date or datetime: no sitemap can write it "
+                    "as a date.",
+                    hint="Return the item's datetime (or date) from lastmod(), such as "
+                    "item.updated_at, not its text; or return None for no <lastmod>.",
+                    id="sitemapkit.W066",
+                )
+            )
+    return findings
+
+
+def first_lastmod(value: Any) -> Any:
+    """``lastmod`` of the first of a contrib class's items, read as contrib reads it;
+    ``None`` where it has none, or where its items cannot be read here (the views
+    and their checks say why)."""
+    sitemap = value() if isinstance(value, type) else value
+    lastmod = getattr(sitemap, "lastmod", None)
+    if not callable(lastmod):
+        return lastmod
+    try:
+        items = sitemap.items()
+        first = next(iter(items[:1] if hasattr(items, "__getitem__") else items), None)
+        return None if first is None else lastmod(first)
+    except Exception:  # the project's code: the views report its errors
+        return None
