@@ -1,8 +1,8 @@
 """E118, with ``check --deploy``: a section whose first rows mostly make no URL
 (``sources/losses.py``), such as every location on ``http`` while the base URL
 is ``https``; E119, a section whose first rows raise (contrib's ``location(item)``
-reading an attribute of the dict a row is). It reads at most ``SAMPLE_ROWS`` rows of each section on each site,
-so a big table costs one small query."""
+reading an attribute of the dict a row is). It reads at most ``SAMPLE_ROWS`` rows
+of each section on each site, so a big table costs one small query."""
 
 from __future__ import annotations
 
