@@ -133,8 +133,6 @@ def test_e118_runs_with_deploy_only(sources: Sources) -> None:
 class ContribLocation(ArticleSource):
     """contrib's location(item), which reads a model instance's method."""
 
-    url_name = None
-
     def location(self, row: Any) -> str:
         return str(row.get_absolute_url())
 
