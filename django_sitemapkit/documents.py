@@ -35,6 +35,8 @@ from django_sitemapkit.names import GZIP_SUFFIX, page_filename
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.framework import UnusableSite
+from django_sitemapkit.sites.robots_txt import RobotsUnavailable
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import Chunk, close_iterator
@@ -213,10 +215,16 @@ def sections_of(plans: Iterable[Plan]) -> list[Section]:
     return [Section(plan, plan.pager.section_stats()) for plan in plans]
 
 
+#: Failures of what every section reads (the database, the Site, robots.txt), which
+#: a crawler is asked to come back after (the one 503, ``views/http.py``): never one
+#: section's, to leave out.
+UNAVAILABLE = (DatabaseError, UnusableSite, RobotsUnavailable)
+
+
 def left_out(section: str, doing: str, exc: Exception) -> None:
     """Log that the index leaves ``section`` out, as ``doing`` raised ``exc``; re-raise
-    a database error, which is every section's (the one 503, ``views/http.py``)."""
-    if isinstance(exc, DatabaseError):
+    an ``UNAVAILABLE`` one."""
+    if isinstance(exc, UNAVAILABLE):
         raise exc
     # Left out, not the whole index a 500 nor a listed page that 500s: the other
     # sections stay listed, and no crawler is sent to a page that cannot be answered.

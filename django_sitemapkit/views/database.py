@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 
-from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response
 
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import (
+    UNAVAILABLE,
     Section,
     encoded,
     fitting,
@@ -209,7 +209,7 @@ def database_page(
                 document=f"Page {page} of sitemap source {section!r}",
                 on_cut=lambda encoder: page_cut(encoder, plan.section, page),
             )
-        except DatabaseError:
+        except UNAVAILABLE:
             raise  # every page's, not this one's (the one 503)
         except Exception:
             # No valid entry (a 404), or the project's code raised on its rows: the
