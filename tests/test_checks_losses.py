@@ -12,6 +12,7 @@ from django.core.checks import Error
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
+from django.urls import include, path
 from factories import bulk_articles
 from testapp.models import Article
 from testapp.sitemaps import ArticleSource
@@ -149,5 +150,37 @@ def test_e119_a_section_whose_first_rows_raise(sources: Sources) -> None:
             "fields in fields, or set use_instances = True.",
             obj=ContribLocation,
             id="sitemapkit.E119",
+        )
+    ]
+
+
+#: docs/migrating.md's Step 1: the drop-in's views over a contrib dict.
+urlpatterns = [
+    path("sitemap.xml", compat.index, {"sitemaps": {"posts": OnHttpSitemap}}),
+    path(
+        "sitemap-<section>.xml",
+        compat.sitemap,
+        {"sitemaps": {"posts": OnHttpSitemap}},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
+    path("", include("testapp.urls")),
+]
+
+
+@override_settings(ROOT_URLCONF=__name__)
+def test_a_class_the_drop_in_s_patterns_serve_on_another_scheme(sources: Sources) -> None:
+    sources()
+    bulk_articles(2)
+    # The object is the class as the drop-in serves it, named after the dict's key.
+    assert [
+        (found.msg, found.hint, found.obj.contrib, found.id) for found in check_section_losses()
+    ] == [
+        (
+            "Section 'posts' skips 2 of its first 2 URLs: they are on "
+            "'http://www.example.com', and the site's base URL is 'https://www.example.com' "
+            "(a sitemap lists URLs of its base URL's scheme and host only).",
+            HTTP_FIX,
+            OnHttpSitemap,
+            "sitemapkit.E118",
         )
     ]

@@ -32,12 +32,12 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 
 
-def served_classes() -> Iterator[tuple[str, Any]]:
-    """Each value the drop-in serves, with where it is declared, for a message."""
+def pattern_classes() -> Iterator[tuple[str, str, Any]]:
+    """Each value of a ``sitemaps`` dict the drop-in's URL patterns pass, with where it
+    is declared (for a message) and its key."""
     # Imported here: a project that does not use the drop-in does not load it for
     # these checks at start-up.
     from django_sitemapkit.compat import index, sitemap
-    from django_sitemapkit.compat.plan import ContribSource
 
     views = {innermost(index), innermost(sitemap)}
     if getattr(settings, "ROOT_URLCONF", None):
@@ -45,7 +45,15 @@ def served_classes() -> Iterator[tuple[str, Any]]:
             sitemaps = arguments.get("sitemaps")
             if innermost(pattern.callback) in views and isinstance(sitemaps, Mapping):
                 for key, value in sitemaps.items():
-                    yield f"sitemaps[{key!r}] of the URL pattern {route!r}", value
+                    yield f"sitemaps[{key!r}] of the URL pattern {route!r}", key, value
+
+
+def served_classes() -> Iterator[tuple[str, Any]]:
+    """Each value the drop-in serves, with where it is declared, for a message."""
+    from django_sitemapkit.compat.plan import ContribSource
+
+    for where, _, value in pattern_classes():
+        yield where, value
     for source in registry.all():
         if isinstance(source, ContribSource):
             yield f"the section {source.name!r} of compat.register()", type(source).contrib

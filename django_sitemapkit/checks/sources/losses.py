@@ -6,6 +6,7 @@ of each section on each site, so a big table costs one small query."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from django.core.checks import CheckMessage, Error
@@ -13,6 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
 
 from django_sitemapkit.checks.sources.values import check_sources
+from django_sitemapkit.locations.policy import LocationPolicy, fixed_script_prefix
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.hosts import all_sites
@@ -30,30 +32,39 @@ def check_section_losses(**kwargs: Any) -> list[CheckMessage]:
         return []  # no table yet, or no site: the checks of the sites say why
     findings: list[CheckMessage] = []
     for site in sites:
-        findings += site_losses(site)
+        for source, policy in site_sources(site):
+            findings += source_losses(source, site, policy)
     return findings
 
 
-def site_losses(site: SitemapSite) -> list[CheckMessage]:
-    findings: list[CheckMessage] = []
-    for source in registry.sections(site):
-        try:
-            loss = first_rows_loss(compile_plan(source, site))
-        except (DatabaseError, ImproperlyConfigured):
-            continue  # no table yet: migrate first
-        except Exception as exc:
-            findings.append(unreadable(source, site, exc))
-            continue
-        if loss.most:
-            findings.append(
-                Error(
-                    loss.describe(site),
-                    hint=loss.fix(site),
-                    obj=type(source),
-                    id="sitemapkit.E118",
-                )
-            )
-    return findings
+def site_sources(site: SitemapSite) -> Iterator[tuple[BaseSource, LocationPolicy | None]]:
+    """The sections of ``site``, then the classes the drop-in's URL patterns serve
+    (docs/migrating.md, Step 1), each dict's once, with the drop-in's location rule:
+    contrib lists any path of the host."""
+    # Imported here: a project without the drop-in does not load it for the checks.
+    from django_sitemapkit.checks.compat_classes import pattern_classes
+    from django_sitemapkit.compat.plan import contrib_source
+
+    yield from ((source, None) for source in registry.sections(site))
+    seen: set[tuple[str, int]] = set()
+    for _, key, value in pattern_classes():
+        if (key, id(value)) not in seen:
+            seen.add((key, id(value)))
+            yield contrib_source(key, value), LocationPolicy(site.origin, fixed_script_prefix())
+
+
+def source_losses(
+    source: BaseSource, site: SitemapSite, policy: LocationPolicy | None
+) -> list[CheckMessage]:
+    try:
+        loss = first_rows_loss(compile_plan(source, site, policy=policy))
+    except (DatabaseError, ImproperlyConfigured):
+        return []  # no table yet: migrate first
+    except Exception as exc:
+        return [unreadable(source, site, exc)]
+    if not loss.most:
+        return []
+    return [Error(loss.describe(site), hint=loss.fix(site), obj=type(source), id="sitemapkit.E118")]
 
 
 def unreadable(source: BaseSource, site: SitemapSite, exc: Exception) -> CheckMessage:
