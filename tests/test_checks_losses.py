@@ -99,8 +99,8 @@ def test_half_the_rows_lost_is_no_finding_and_more_is(sources: Sources) -> None:
             "Section 'articles' skips 3 of its first 4 URLs as invalid; the first: Skipped "
             f"pk={first.pk} of source 'articles': location 'articles/bad/' is relative; "
             "return a path starting with '/'.",
-            hint="Fix what the warnings logged for the section name (its location() or "
-            "url_name, or its values).",
+            hint="Fix the cause the first row's reason names (the section's location(), "
+            "url_name or values); the log names the reason of each row skipped.",
             obj=SomeRelative,
             id="sitemapkit.E118",
         )

@@ -59,8 +59,8 @@ class Loss:
     def fix(self, site: SitemapSite) -> str:
         if not self.foreign:
             return (
-                "Fix what the warnings logged for the section name (its location() or "
-                "url_name, or its values)."
+                "Fix the cause the first row's reason names (the section's location(), "
+                "url_name or values); the log names the reason of each row skipped."
             )
         origin = self.foreign[0]
         scheme = origin.partition("://")[0]
