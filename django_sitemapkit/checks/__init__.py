@@ -32,7 +32,8 @@ points below. Ids are never reused; docs/checks.md lists every one.
   - ``values``: each source's declarations (E006-E011, E013, E014, E017);
   - ``lastmod``: a ``lastmod`` constant or field that is no date (E015, E063);
   - ``indexes``: a ``lastmod`` column without a database index (I001);
-  - ``losses``: with ``--deploy``, a section whose first rows mostly make no URL (E118);
+  - ``losses``: with ``--deploy``, a section whose first rows mostly make no URL
+    (E118), or raise (E119);
   - ``computed``: ``noindex``, ``canonical`` and a ``lastmod`` expression (E065-E067);
   - ``declarations``: the kind of each documented declaration and hook (E031);
   - ``extensions``: languages, alternates, images, videos, news (E026-E029);
