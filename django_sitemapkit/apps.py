@@ -28,6 +28,7 @@ class SitemapkitConfig(AppConfig):
         # A suggestion for scale, not a fault: with --deploy only.
         checks.register(sitemap_checks.check_lastmod_indexes, deploy=True)
         checks.register(sitemap_checks.check_discovery)
+        checks.register(sitemap_checks.check_strays)
         checks.register(sitemap_checks.check_urls, checks.Tags.urls)
         checks.register(sitemap_checks.check_middleware, checks.Tags.urls)
         checks.register(sitemap_checks.check_compat_templates, checks.Tags.urls)
@@ -38,6 +39,8 @@ class SitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_refresh_engines)
         # It asks the project for robots.txt and reads rows: only at deploy time.
         checks.register(sitemap_checks.check_robots_txt, deploy=True)
+        # It reads each section's first rows: only at deploy time.
+        checks.register(sitemap_checks.check_section_losses, deploy=True)
         checks.register(sitemap_checks.check_indexnow_route, checks.Tags.urls)
         checks.register(sitemap_checks.check_sites_framework, checks.Tags.database)
         checks.register(sitemap_checks.check_site_rows, checks.Tags.database)
@@ -46,6 +49,8 @@ class SitemapkitConfig(AppConfig):
         # Wagtail Site rows those classes read.
         checks.register(sitemap_checks.check_dropin_cms_site_id, checks.Tags.urls)
         checks.register(sitemap_checks.check_dropin_wagtail_sites, checks.Tags.database)
+        # It calls the classes' items(), which read rows: only at deploy time.
+        checks.register(sitemap_checks.check_dropin_lastmods, checks.Tags.urls, deploy=True)
         if find_spec("celery") is not None:
             # The shard task of distributed builds and the refresh task of
             # SITEMAPKIT_CHANGES = "celery", registered with the project's Celery

@@ -12,9 +12,12 @@ rule the served and the built index share (``index_locs()``).
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import NamedTuple
+
+from django.db import DatabaseError
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoding.encoder import (
@@ -32,11 +35,15 @@ from django_sitemapkit.names import GZIP_SUFFIX, page_filename
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.base_urls import Origin
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.framework import UnusableSite
+from django_sitemapkit.sites.robots_txt import RobotsUnavailable
 from django_sitemapkit.sources.pages import LastmodValue, SectionStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally, skip_row
 from django_sitemapkit.values import Horizon, format_lastmod
+
+logger = logging.getLogger("django_sitemapkit")
 
 #: Writes a chunk of rows as lines, counting what it skips in the tally.
 ChunkWriter = Callable[[Chunk, "Tally | None"], Lines]
@@ -193,24 +200,61 @@ class Section(NamedTuple):
 
 
 def sections(site: SitemapSite) -> list[Section]:
-    """Every section of ``site`` with its aggregate: one query each."""
-    return sections_of(compile_plan(source, site) for source in registry.sections(site))
+    """Every section of ``site`` with its aggregate: one query each. A source whose
+    plan or aggregate raises is left out (``left_out()``)."""
+    found = []
+    for source in registry.sections(site):
+        try:
+            found += sections_of([compile_plan(source, site)])
+        except Exception as exc:
+            left_out(type(source).name, "counting its rows", exc)
+    return found
 
 
 def sections_of(plans: Iterable[Plan]) -> list[Section]:
     return [Section(plan, plan.pager.section_stats()) for plan in plans]
 
 
+#: Failures of what every section reads (the database, the Site, robots.txt), which
+#: a crawler is asked to come back after (the one 503, ``views/http.py``): never one
+#: section's, to leave out.
+UNAVAILABLE = (DatabaseError, UnusableSite, RobotsUnavailable)
+
+
+def left_out(section: str, doing: str, exc: Exception) -> None:
+    """Log that the index leaves ``section`` out, as ``doing`` raised ``exc``; re-raise
+    an ``UNAVAILABLE`` one."""
+    if isinstance(exc, UNAVAILABLE):
+        raise exc
+    # Left out, not the whole index a 500 nor a listed page that 500s: the other
+    # sections stay listed, and no crawler is sent to a page that cannot be answered.
+    logger.error(
+        "Sitemap source %r is left out of the index: %s raised %s: %s",
+        section,
+        doing,
+        type(exc).__name__,
+        exc,
+        exc_info=exc,
+    )
+
+
 def indexed_pages(found: Iterable[Section]) -> list[IndexedPage]:
-    """Every page of every section; a section with no rows has none."""
-    return [
-        IndexedPage(section.plan.section, number, lastmod)
-        for section in found
-        for number, lastmod in enumerate(
-            section.plan.lastmods(section.stats) if section.lastmods is None else section.lastmods,
-            1,
-        )
-    ]
+    """Every page of every section; a section with no rows has none, and one whose
+    pages' lastmods raise is left out."""
+    pages: list[IndexedPage] = []
+    for section in found:
+        name = section.plan.section
+        try:
+            lastmods = (
+                section.plan.lastmods(section.stats)
+                if section.lastmods is None
+                else section.lastmods
+            )
+        except Exception as exc:
+            left_out(name, "reading its pages' lastmods", exc)
+            continue
+        pages += [IndexedPage(name, number, lastmod) for number, lastmod in enumerate(lastmods, 1)]
+    return pages
 
 
 def index_lastmod(value: LastmodValue | None, horizon: Horizon) -> str | None:

@@ -44,6 +44,9 @@ class Registry:
 
     def __init__(self) -> None:
         self._sources: list[BaseSource] = []
+        #: Every class ever registered in this process, unregistered ones included:
+        #: what sitemapkit.W064 compares an app's source classes with.
+        self._classes: set[type[BaseSource]] = set()
 
     def register(self, source_class: SourceClass) -> SourceClass:
         """Add a source; usable as a class decorator. Duplicate names are left to the checks."""
@@ -52,12 +55,17 @@ class Registry:
                 f"register() takes a SitemapSource or StaticSource subclass, not {source_class!r}."
             )
         self._sources.append(source_class())
+        self._classes.add(source_class)
         return source_class
 
     def unregister(self, source_class: type[BaseSource]) -> None:
         """Take ``source_class`` out again (a test that registers its own sources
         leaves the registry as it found it)."""
         self._sources = [s for s in self._sources if type(s) is not source_class]
+
+    def registered_classes(self) -> set[type[BaseSource]]:
+        """Every class ``register()`` was given in this process, as it is now or was."""
+        return set(self._classes) | {type(source) for source in self._sources}
 
     def all(self) -> list[BaseSource]:
         """Every registered source, in registration order (duplicates included)."""

@@ -14,6 +14,7 @@ from django_sitemapkit.changes.index import clear_cache as clear_index
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
 from django_sitemapkit.sources.lastmods import clear_cache
+from django_sitemapkit.sources.unanswered import forget as forget_unanswered
 
 # tests/thirdparty runs apart, with its own settings (Wagtail, django CMS and
 # FeinCMS installed): pytest --ds=thirdparty.settings tests/thirdparty.
@@ -85,9 +86,11 @@ def fresh_page_lastmods() -> Iterator[None]:
     primary keys after a rollback, so two tests' sections can share a fingerprint."""
     clear_cache()
     clear_index()
+    forget_unanswered()
     yield
     clear_cache()
     clear_index()
+    forget_unanswered()
 
 
 @pytest.fixture

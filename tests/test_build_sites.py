@@ -446,18 +446,24 @@ def test_dry_run_lists_each_site_and_writes_nothing(
         "A shard's files keep their bytes, modification time and ETag when they come out "
         "the same.\n"
     )
-    assert (stdout, stderr) == (
-        "".join(
-            f"Site {several.name[role]!r} on {BASE_URLS[role]}:\n"
-            f"Dry run: nothing is written. A build of {several.directory(tmp_path, role)} "
-            f"would:\n{fresh}{listed}{same}"
-            for role, listed in [
-                ("www", "  articles: render 1 of 1 shard(s): new files\n"),
-                ("shop", f"  articles: render 1 of 1 shard(s): new files\n{fails}"),
-                ("de", fails),
-            ]
-        ),
-        "",
+    assert (
+        (stdout, stderr)
+        == (
+            "".join(
+                f"Site {several.name[role]!r} on {BASE_URLS[role]}:\n"
+                f"Dry run: nothing is written. A build of {several.directory(tmp_path, role)} "
+                f"would:\n{fresh}{listed}{same}"
+                for role, listed in [
+                    ("www", "  articles: render 1 of 1 shard(s): new files\n"),
+                    ("shop", f"  articles: render 1 of 1 shard(s): new files\n{fails}"),
+                ]
+            )
+            # A site no source lists has nothing to build, dry run or not.
+            + f"Site {several.name['de']!r} on {BASE_URLS['de']}:\n"
+            "No sitemap section is listed on this site (no registered source's sites include "
+            "it): nothing to do.\n",
+            "",
+        )
     )
     assert os.listdir(tmp_path) == []
 
@@ -741,3 +747,22 @@ def test_a_cron_run_exits_1_naming_the_failed_site_after_building_the_others(
         "CommandError: No site named 'nope'; the sites are 'www', 'shop', 'de' "
         "(SITEMAPKIT_SITES).\n",
     )
+
+
+def test_a_site_no_section_lists_is_nothing_to_do(
+    several: Sites, sources: Sources, tmp_path: Path
+) -> None:
+    # Not "no rows, or none valid", exit 1: no source lists the site at all.
+    sources(only_on(Offers, several.name["shop"]))
+    stdout, stderr = run(output=str(tmp_path), verbosity=1)
+    nothing = (
+        "No sitemap section is listed on this site (no registered source's sites include "
+        "it): nothing to do."
+    )
+    assert (stdout.splitlines()[:2], stdout.splitlines()[-2:], stderr) == (
+        [f"Site {several.name['www']!r} on {BASE_URLS['www']}:", nothing],
+        [f"Site {several.name['de']!r} on {BASE_URLS['de']}:", nothing],
+        "",
+    )
+    assert not several.directory(tmp_path, "www").exists()
+    assert "sitemap.xml" in snapshot(several.directory(tmp_path, "shop"))

@@ -33,7 +33,8 @@ def test_e001_base_url_missing(value: str | None) -> None:
                 hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
                 "such as 'https://www.example.com'; or add 'django.contrib.sites' to "
                 "INSTALLED_APPS and set SITE_ID, to build the sitemap on https:// and the "
-                "current Site's domain.",
+                "current Site's domain; or, on a Wagtail project, set SITEMAPKIT_SITES = "
+                "'wagtail', to list each Wagtail Site on its own root URL.",
                 id="sitemapkit.E001",
             )
         ]
@@ -396,6 +397,7 @@ def test_w005_is_quiet_in_development(debug: bool) -> None:
 
 @override_settings(SITEMAPKIT_BASE_URL="http://www.example.com", SECURE_SSL_REDIRECT=True)
 @pytest.mark.parametrize("deploy", [False, True])
+@pytest.mark.django_db  # check --deploy reads each section's first rows (E118)
 def test_w005_is_registered(deploy: bool) -> None:
     # With DEBUG off, as in production: there check --deploy shows it too.
     assert settings.DEBUG is False

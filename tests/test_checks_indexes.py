@@ -109,6 +109,7 @@ class ByUpdatedAt(SitemapSource):
 
 
 @pytest.mark.parametrize("deploy", [False, True])
+@pytest.mark.django_db  # check --deploy reads each section's first rows (E118)
 def test_i001_is_registered_for_deploy(sources: Sources, deploy: bool) -> None:
     sources(ByUpdatedAt)
     output = io.StringIO()

@@ -206,6 +206,7 @@ def test_w032_not_found_through_django() -> None:
     ]
 
 
+@pytest.mark.django_db  # check --deploy reads each section's first rows (E118)
 def test_the_robots_txt_checks_run_with_deploy_only() -> None:
     with override_settings(SITEMAPKIT_ROBOTS="exclude", TEST_ROBOTS_STATUS=404):
         out = StringIO()

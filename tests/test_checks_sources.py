@@ -123,27 +123,45 @@ class StaticWrongKwargs(StaticSource):
     urls = ["home", ("category-detail", {})]
 
 
+SOURCE_E010_HINT = (
+    "Set url_name to a name in your URLconf and url_kwargs to its arguments "
+    "(URL argument -> field path)."
+)
+# A StaticSource has no url_kwargs: its pages are names, pairs, or paths.
+STATIC_E010_HINT = (
+    "List in urls a name in your URLconf, a (URL name, {argument: value}) pair for a URL "
+    "that takes arguments, or a path starting with '/'."
+)
+
+
 @pytest.mark.parametrize(
-    ("source", "problem"),
+    ("source", "problem", "hint"),
     [
-        (UnknownUrl, "names the URL 'no-such-url', which is not a URL name of ROOT_URLCONF"),
+        (
+            UnknownUrl,
+            "names the URL 'no-such-url', which is not a URL name of ROOT_URLCONF",
+            SOURCE_E010_HINT,
+        ),
         (
             WrongKwargs,
             "names the URL 'article-detail', which takes the arguments ['slug'], not ['pk']",
+            SOURCE_E010_HINT,
         ),
         (
             StaticWrongKwargs,
             "names the URL 'category-detail', which takes the arguments ['category'], not []",
+            STATIC_E010_HINT,
         ),
     ],
 )
-def test_e010_url_name_does_not_reverse(sources: Sources, source: type, problem: str) -> None:
+def test_e010_url_name_does_not_reverse(
+    sources: Sources, source: type, problem: str, hint: str
+) -> None:
     sources(source)
     assert check_sources() == [
         Error(
             f"{SOURCE}.{source.__name__} {problem}.",
-            hint="Set url_name to a name in your URLconf and url_kwargs to its arguments "
-            "(URL argument -> field path).",
+            hint=hint,
             obj=source,
             id="sitemapkit.E010",
         )

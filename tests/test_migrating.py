@@ -156,3 +156,45 @@ def test_following_the_page_keeps_every_old_url_and_a_clean_check(tmp_path: Path
             [[f"https://{HOST}/sitemap-posts-2.xml", 301]],
             [[f"https://{HOST}/sitemap-pages-1.xml", 301]],
         ], step
+
+
+#: The project's URL builder, which writes http in development (issue 43): a
+#: location() on docs/migrating.md's PostSitemap, while the Site gives https.
+ON_HTTP = f"""
+
+    def location(self, post):
+        return "http://{HOST}" + post.get_absolute_url()
+"""
+
+
+def test_the_page_followed_with_http_urls_fails_check_deploy_with_the_fix(
+    tmp_path: Path,
+) -> None:
+    blocks = marked_blocks()
+    project = tmp_path / "project"
+    write_project(project)
+    found = (
+        "<class 'blog.sitemaps.PostSitemap (sitemaps['posts'])'>: (sitemapkit.E118) "
+        "Section 'posts' skips 100 of its first 100 URLs: they are on "
+        f"'http://{HOST}', and the site's base URL is 'https://{HOST}' (a sitemap lists "
+        "URLs of its base URL's scheme and host only).\n"
+        "\tHINT: Make location() (or the URL builder it calls) return paths starting with "
+        f"'/', which the sitemap writes on 'https://{HOST}'; or, if the site is served on "
+        f"'http://{HOST}', set SITEMAPKIT_SITE_SCHEME = 'http'.\n"
+    )
+    for step in STEPS[:3]:
+        take(project, step, blocks)
+        if step == "before":
+            classes = project / "blog" / "sitemaps.py"
+            text = classes.read_text()
+            marker = "        return post.updated_at\n"
+            assert marker in text
+            classes.write_text(text.replace(marker, marker + ON_HTTP, 1))
+            managed(project, "makemigrations", "blog")
+            managed(project, "migrate")
+            managed(project, "shell", "-c", SEED)
+        else:
+            # Step 1 serves the classes through the drop-in's views, Step 2 registers
+            # them: both fail check --deploy, with the fix.
+            checked = run(project, "manage.py", "check", "--deploy")
+            assert (checked.returncode, found in checked.stderr) == (1, True), checked.stderr

@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.db.models.sql.compiler import SQLCompiler
 from django.test import Client, override_settings
@@ -199,3 +200,34 @@ def test_only_a_lastmod_path_that_holds_dates_is_aggregated(
     stats = compiled.pager.section_stats()
     assert stats.rows == 1
     assert (stats.lastmod is None) == (aggregated is None)
+
+
+class MisspeltChangefreq(ArticleSource):
+    changefreq = "weeky"
+
+
+class PriorityTooHigh(ArticleSource):
+    priority = 2
+
+
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [
+        (
+            MisspeltChangefreq,
+            "a changefreq no sitemap can hold: changefreq 'weeky' is not one of always, "
+            "hourly, daily, weekly, monthly, yearly, never",
+        ),
+        (PriorityTooHigh, "a priority no sitemap can hold: priority 2 is outside 0.0 to 1.0"),
+    ],
+)
+def test_an_invalid_constant_is_refused_in_a_whole_sentence(
+    source: type[ArticleSource], problem: str
+) -> None:
+    # The system checks say it first (E008, E009); this is the backstop without them.
+    with pytest.raises(ImproperlyConfigured) as raised:
+        compile_plan(source())
+    assert str(raised.value) == (
+        f"Source 'articles' declares {problem}. Fix the class attribute (manage.py check "
+        "names the fix)."
+    )

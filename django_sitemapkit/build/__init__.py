@@ -21,6 +21,7 @@ from django_sitemapkit.build.changes import site_changes
 from django_sitemapkit.build.dates import warn_touched
 from django_sitemapkit.build.destinations import Destination, PublishFailed
 from django_sitemapkit.build.guard import RemovalRefused, refuse_removal
+from django_sitemapkit.build.losses import refuse_losses
 from django_sitemapkit.build.manifest import Manifest
 from django_sitemapkit.build.notify import indexnow_changes, notify, record
 from django_sitemapkit.build.options import BuildOptions
@@ -148,6 +149,7 @@ def build_locked(
         elif partial and recorded is not None:
             for shard in recorded.section_shards(section):
                 keep_shard(new, shard, destination)
+    refuse_losses(site, [s for s in sources if type(s).name in plan.planned], new.shards)
     entries = index_entries(site, new.shards, options)
     if not entries:
         raise EmptySet(empty_message(destination, old))

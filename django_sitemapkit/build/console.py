@@ -74,6 +74,14 @@ class Console(Output):
     def untouched(self) -> None:
         self.info("No change record touches its sections: nothing to render.")
 
+    def no_sections(self) -> None:
+        # Not "no rows, or none valid" (EmptySet): no source lists this site, which
+        # is a choice of the sources' sites, not an empty table.
+        self.info(
+            "No sitemap section is listed on this site (no registered source's sites "
+            "include it): nothing to do."
+        )
+
     def nothing_listed(self) -> None:
         self.info("None of the sections --section names is listed on this site: nothing to do.")
 

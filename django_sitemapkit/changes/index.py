@@ -33,7 +33,7 @@ from django_sitemapkit.changes import records
 from django_sitemapkit.changes.capture import watch
 from django_sitemapkit.changes.watch import SectionWatch, label
 from django_sitemapkit.conf import conf
-from django_sitemapkit.documents import Section, sections_of
+from django_sitemapkit.documents import Section, left_out, sections_of
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sources.kept import keep
@@ -252,15 +252,19 @@ def versioned_index(site: SitemapSite) -> VersionedIndex | None:
     covered: list[Covered] = []
     others: list[Section] = []
     for source in registry.sections(site):
-        plan = compile_plan(source, site)
-        pager = plan.queryset
-        section_watch = watched.get(plan.section)
-        if (
-            pager is None
-            or section_watch is None
-            or section_watch.model != label(pager.ordered.model)
-        ):
-            others.extend(sections_of([plan]))
+        try:
+            plan = compile_plan(source, site)
+            pager = plan.queryset
+            section_watch = watched.get(plan.section)
+            if (
+                pager is None
+                or section_watch is None
+                or section_watch.model != label(pager.ordered.model)
+            ):
+                others.extend(sections_of([plan]))
+                continue
+        except Exception as exc:
+            left_out(type(source).name, "counting its rows", exc)
             continue
         covered.append(Covered(plan, pager, section_watch))
     return VersionedIndex(site, records.version(), period(), covered, others)

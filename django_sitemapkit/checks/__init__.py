@@ -27,9 +27,13 @@ points below. Ids are never reused; docs/checks.md lists every one.
 - ``sources/``, what a project declares:
 
   - ``discovery``: no source registered, and the stray sitemaps.py to blame (W006);
+  - ``strays``: a source class never registered (W064), contrib's names on a source
+    (W065);
   - ``values``: each source's declarations (E006-E011, E013, E014, E017);
   - ``lastmod``: a ``lastmod`` constant or field that is no date (E015, E063);
   - ``indexes``: a ``lastmod`` column without a database index (I001);
+  - ``losses``: with ``--deploy``, a section whose first rows mostly make no URL
+    (E118), or raise (E119);
   - ``computed``: ``noindex``, ``canonical`` and a ``lastmod`` expression (E065-E067);
   - ``declarations``: the kind of each documented declaration and hook (E031);
   - ``extensions``: languages, alternates, images, videos, news (E026-E029);
@@ -43,7 +47,8 @@ points below. Ids are never reused; docs/checks.md lists every one.
 - ``compat``: the drop-in views' URL patterns (W011), and whether any routes to
   them (which quiets W002 and W006);
 - ``compat_classes``: the third-party classes the drop-in serves: django CMS's
-  without ``SITE_ID`` (E100), a Wagtail ``Site`` off its site's base URL (W046);
+  without ``SITE_ID`` (E100), a Wagtail ``Site`` off its site's base URL (W046), a
+  ``lastmod`` that is no date (W066, with ``--deploy``);
 - ``indexnow``: the ``SITEMAPKIT_INDEXNOW_*`` settings (E044-E046, W021) and the
   route of the key file (W022, W023);
 - ``distributed``: the settings of distributed builds and of the database the rows
@@ -63,6 +68,7 @@ from django_sitemapkit.checks.changes import check_changes
 from django_sitemapkit.checks.compat import check_compat_templates
 from django_sitemapkit.checks.compat_classes import (
     check_dropin_cms_site_id,
+    check_dropin_lastmods,
     check_dropin_wagtail_sites,
 )
 from django_sitemapkit.checks.distributed import check_distributed
@@ -76,6 +82,8 @@ from django_sitemapkit.checks.sites.site_rows import check_site_rows
 from django_sitemapkit.checks.sites.wagtail_sites import check_wagtail_sites
 from django_sitemapkit.checks.sources.discovery import check_discovery
 from django_sitemapkit.checks.sources.indexes import check_lastmod_indexes
+from django_sitemapkit.checks.sources.losses import check_section_losses
+from django_sitemapkit.checks.sources.strays import check_strays
 from django_sitemapkit.checks.sources.values import check_sources
 from django_sitemapkit.checks.urls import check_middleware, check_urls
 
@@ -85,6 +93,7 @@ __all__ = [
     "check_discovery",
     "check_distributed",
     "check_dropin_cms_site_id",
+    "check_dropin_lastmods",
     "check_dropin_wagtail_sites",
     "check_indexnow",
     "check_indexnow_route",
@@ -93,11 +102,13 @@ __all__ = [
     "check_refresh_engines",
     "check_robots",
     "check_robots_txt",
+    "check_section_losses",
     "check_settings",
     "check_site_rows",
     "check_site_settings",
     "check_sites_framework",
     "check_sources",
+    "check_strays",
     "check_urls",
     "check_wagtail_sites",
 ]

@@ -1,7 +1,8 @@
 """System checks of the third-party classes the drop-in serves (the values of the
 ``sitemaps`` dicts its URL patterns pass, and the sections of ``compat.register()``):
-django CMS's ``CMSSitemap`` without ``SITE_ID`` (E100), and a Wagtail ``Site``
-whose root URL is not the base URL of the site its ``Sitemap`` is read on (W046).
+django CMS's ``CMSSitemap`` without ``SITE_ID`` (E100), a Wagtail ``Site``
+whose root URL is not the base URL of the site its ``Sitemap`` is read on (W046),
+and, with ``--deploy``, a ``lastmod`` that is no date (W066).
 
 What the drop-in gives a class (``compat/served.py``) is all such a class
 reads, except where these checks say: ``CMSSitemap.items()`` reads the current
@@ -15,6 +16,7 @@ of the row's domain is needed here.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -30,12 +32,12 @@ from django_sitemapkit.registry import registry
 from django_sitemapkit.sites.configured import SitemapSite
 
 
-def served_classes() -> Iterator[tuple[str, Any]]:
-    """Each value the drop-in serves, with where it is declared, for a message."""
+def pattern_classes() -> Iterator[tuple[str, str, Any]]:
+    """Each value of a ``sitemaps`` dict the drop-in's URL patterns pass, with where it
+    is declared (for a message) and its key."""
     # Imported here: a project that does not use the drop-in does not load it for
     # these checks at start-up.
     from django_sitemapkit.compat import index, sitemap
-    from django_sitemapkit.compat.plan import ContribSource
 
     views = {innermost(index), innermost(sitemap)}
     if getattr(settings, "ROOT_URLCONF", None):
@@ -43,7 +45,15 @@ def served_classes() -> Iterator[tuple[str, Any]]:
             sitemaps = arguments.get("sitemaps")
             if innermost(pattern.callback) in views and isinstance(sitemaps, Mapping):
                 for key, value in sitemaps.items():
-                    yield f"sitemaps[{key!r}] of the URL pattern {route!r}", value
+                    yield f"sitemaps[{key!r}] of the URL pattern {route!r}", key, value
+
+
+def served_classes() -> Iterator[tuple[str, Any]]:
+    """Each value the drop-in serves, with where it is declared, for a message."""
+    from django_sitemapkit.compat.plan import ContribSource
+
+    for where, _, value in pattern_classes():
+        yield where, value
     for source in registry.all():
         if isinstance(source, ContribSource):
             yield f"the section {source.name!r} of compat.register()", type(source).contrib
@@ -115,12 +125,12 @@ def off_base_url(where: str, site: SitemapSite, row: Any) -> Warning:
     if port is None:
         fix = (
             f"Wagtail writes no https URL on port {origin.port}: serve the site on "
-            f"port 443, or set {base_url_setting(site)} to {row.root_url!r}."
+            f"port 443, or set {site.base_url_setting} to {row.root_url!r}."
         )
     else:
         fix = (
             f"Set the hostname of the Wagtail Site {row.pk!r} to {origin.host!r} and its "
-            f"port to {port}, or set {base_url_setting(site)} to {row.root_url!r} if "
+            f"port to {port}, or set {site.base_url_setting} to {row.root_url!r} if "
             "its pages are served there."
         )
     return Warning(
@@ -133,10 +143,39 @@ def off_base_url(where: str, site: SitemapSite, row: Any) -> Warning:
     )
 
 
-def base_url_setting(site: SitemapSite) -> str:
-    """What gives ``site`` its base URL, as a fix names it."""
-    if site.django_site is not None:
-        return f"the domain of the Site {site.django_site.pk!r} (and SITEMAPKIT_SITE_SCHEME)"
-    if site.several:
-        return f"SITEMAPKIT_SITES[{site.name!r}]"
-    return "SITEMAPKIT_BASE_URL"
+def check_dropin_lastmods(**kwargs: Any) -> list[CheckMessage]:
+    """W066, with ``check --deploy`` (it calls the project's ``items()``): a class the
+    drop-in serves whose ``lastmod`` for its first item is neither a date nor a
+    datetime, such as a str. contrib's template writes such a value as an empty
+    ``<lastmod>``; the drop-in cannot write it at all."""
+    findings: list[CheckMessage] = []
+    for where, value in served_classes():
+        found = first_lastmod(value)
+        if found is not None and not isinstance(found, dt.date):
+            findings.append(
+                Warning(
+                    f"The lastmod of {where} is {found!r} for its first item, a "
+                    f"{type(found).__name__}, not a date or datetime: no sitemap can write it "
+                    "as a date.",
+                    hint="Return the item's datetime (or date) from lastmod(), such as "
+                    "item.updated_at, not its text; or return None for no <lastmod>.",
+                    id="sitemapkit.W066",
+                )
+            )
+    return findings
+
+
+def first_lastmod(value: Any) -> Any:
+    """``lastmod`` of the first of a contrib class's items, read as contrib reads it;
+    ``None`` where it has none, or where its items cannot be read here (the views
+    and their checks say why)."""
+    sitemap = value() if isinstance(value, type) else value
+    lastmod = getattr(sitemap, "lastmod", None)
+    if not callable(lastmod):
+        return lastmod
+    try:
+        items = sitemap.items()
+        first = next(iter(items[:1] if hasattr(items, "__getitem__") else items), None)
+        return None if first is None else lastmod(first)
+    except Exception:  # the project's code: the views report its errors
+        return None

@@ -30,7 +30,7 @@ from django_sitemapkit.locations.policy import LocationPolicy
 from django_sitemapkit.sources.entries import unreversed
 from django_sitemapkit.sources.optional import LeftOut, optional_values
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, keep_made, skip_row, undate_row
+from django_sitemapkit.sources.skips import Tally, keep_made, skip_entry, undate_row
 from django_sitemapkit.sources.writer import undate
 from django_sitemapkit.values import Horizon, format_changefreq, format_lastmod, format_priority
 
@@ -123,7 +123,7 @@ class ContribWriter:
             except LeftOut as exc:
                 made.append(keep_made(self.contrib.section, key(unit), exc, tally, self.strict))
             except InvalidEntry as exc:
-                skip_row(self.contrib.section, key(unit), str(exc), tally, self.strict)
+                skip_entry(self.contrib.section, key(unit), exc, tally, self.strict)
                 continue
             late = undate(made, len(made) - 1, self.horizon)
             if late is not None:

@@ -83,6 +83,16 @@ def sitemap_directory() -> str:
 PLAIN_PATH = re.compile(r"/(?!/)[A-Za-z0-9._~/-]*").fullmatch
 
 
+class ForeignLocation(InvalidEntry):
+    """A location on another origin than the site's base URL: refused by the
+    single-host rule, with the origin it is on (``origin``), which the build's error
+    and ``check --deploy`` name when it costs a section most of its URLs."""
+
+    def __init__(self, message: str, origin: str) -> None:
+        super().__init__(message)
+        self.origin = origin
+
+
 class LocationPolicy:
     """Turns what ``reverse()`` or ``location()`` returned into a ``<loc>``, or refuses it."""
 
@@ -175,9 +185,10 @@ class LocationPolicy:
         except ValueError as exc:
             raise InvalidEntry(f"location {uri!r} has an invalid port") from exc
         if origin != self.origin or parts.username is not None or parts.password is not None:
-            raise InvalidEntry(
+            raise ForeignLocation(
                 f"location {uri!r} is not on {self.origin.url!r}, the site's base URL; "
-                "a sitemap lists URLs of one host only"
+                "a sitemap lists URLs of one host only",
+                origin.url,
             )
         # Rebuilt on the canonical origin (by the caller), so case and default
         # ports don't vary.

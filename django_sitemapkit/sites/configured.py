@@ -57,6 +57,15 @@ class SitemapSite:
         """``host[:port]`` as the base URL writes it."""
         return self.origin.authority
 
+    @property
+    def base_url_setting(self) -> str:
+        """What gives the site its base URL, as a fix names it."""
+        if self.django_site is not None:
+            return f"the domain of the Site {self.django_site.pk!r} (and SITEMAPKIT_SITE_SCHEME)"
+        if self.several:
+            return f"SITEMAPKIT_SITES[{self.name!r}]"
+        return "SITEMAPKIT_BASE_URL"
+
     def __str__(self) -> str:
         return self.name
 

@@ -84,7 +84,7 @@ class Guard:
             if why is None:
                 kept.append(entry)
             else:
-                skip_row(section, key, why, tally, strict=False)
+                skip_row(section, key, why, tally, strict=False, excluded=True)
         return kept
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from django_sitemapkit.exceptions import InvalidEntry
+from django_sitemapkit.locations.policy import ForeignLocation
 from django_sitemapkit.sources.optional import LeftOut
 
 logger = logging.getLogger("django_sitemapkit")
@@ -53,6 +55,15 @@ class Tally:
     rows: int = 0
     skipped: int = 0
     reasons: dict[tuple[str, str], FirstSkip] = field(default_factory=dict)
+    #: Of ``skipped``, the rows left out by choice (a ``canonical`` elsewhere,
+    #: robots.txt under ``"exclude"``), which are no loss.
+    excluded: int = 0
+    #: The origins of the locations the single-host rule refused, with their counts.
+    foreign: Counter[str] = field(default_factory=Counter)
+    #: Counting only, logging nothing: rows read again to judge them (``losses.py``).
+    quiet: bool = False
+    #: The first row skipped for a reason other than a choice, as its log line says it.
+    first_loss: str | None = None
 
     def end_page(self, page: int) -> None:
         """Log how many more rows each reason cost on ``page`` after the first (logged
@@ -94,15 +105,29 @@ def skip_entry(
     section: str, key: str, exc: InvalidEntry, tally: Tally | None, strict: bool
 ) -> None:
     """``skip_row()`` for the error a row's entry raised."""
-    skip_row(section, key, str(exc), tally, strict and not isinstance(exc, Excluded))
+    excluded = isinstance(exc, Excluded)
+    if tally is not None and isinstance(exc, ForeignLocation):
+        tally.foreign[exc.origin] += 1
+    skip_row(section, key, str(exc), tally, strict and not excluded, excluded=excluded)
 
 
-def skip_row(section: str, key: str, reason: str, tally: Tally | None, strict: bool) -> None:
-    """Count a row that makes no entry, and log it: at WARNING if it is the first its
-    reason costs on this page, else at DEBUG (raise in strict mode). Without a
-    tally, every row is logged at WARNING."""
+def skip_row(
+    section: str,
+    key: str,
+    reason: str,
+    tally: Tally | None,
+    strict: bool,
+    *,
+    excluded: bool = False,
+) -> None:
+    """Count a row that makes no entry (``excluded``: by choice), and log it: at
+    WARNING if it is the first its reason costs on this page, else at DEBUG (raise
+    in strict mode). Without a tally, every row is logged at WARNING."""
     if tally is not None and not strict:
         tally.skipped += 1
+        tally.excluded += excluded
+        if not excluded and tally.first_loss is None:
+            tally.first_loss = f"{SKIPPED} {key} of source {section!r}: {reason}."
     tell(section, key, reason, tally, strict, SKIPPED)
 
 
@@ -121,6 +146,8 @@ def tell(section: str, key: str, reason: str, tally: Tally | None, strict: bool,
         raise InvalidEntry(message)
     if tally is None:
         logger.warning(message)
+        return
+    if tally.quiet:
         return
     kind = (section, done + reason_kind(reason))
     first = tally.reasons.get(kind)

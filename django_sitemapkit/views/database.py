@@ -10,6 +10,7 @@ from django.utils.cache import get_conditional_response
 
 from django_sitemapkit.conf import MAX_URLS, conf
 from django_sitemapkit.documents import (
+    UNAVAILABLE,
     Section,
     encoded,
     fitting,
@@ -32,6 +33,7 @@ from django_sitemapkit.sources.pages import NO_PAGE, PageStats
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.skips import Tally
 from django_sitemapkit.sources.starts import start_of
+from django_sitemapkit.sources.unanswered import note, signature, unanswered
 from django_sitemapkit.values import newest_lastmod
 from django_sitemapkit.views.http import (
     Representation,
@@ -61,6 +63,19 @@ def sections_etag(site: SitemapSite, label: str, found: list[Section]) -> str:
         label,
         "index",
         *((item.plan.section, item.plan.page_size, item.stats.fingerprint) for item in found),
+        signature(site.base_url),
+    )
+
+
+def left_out(site: SitemapSite, found: list[Section]) -> tuple[tuple[str, int], ...]:
+    """The pages of ``found`` a view could not answer (``sources/unanswered.py``), which
+    the index does not list, and which its validator therefore names."""
+    return tuple(
+        (plan.section, page)
+        for plan, stats, _ in found
+        for page in sorted(
+            unanswered(site.base_url, plan.section, plan.page_size, stats.fingerprint)
+        )
     )
 
 
@@ -68,7 +83,11 @@ def database_index(
     request: HttpRequest, site: SitemapSite, representation: Representation
 ) -> HttpResponseBase:
     def body(found: list[Section]) -> Iterator[bytes]:
-        entries = index_entries(indexed_pages(found), site.origin)
+        gone = set(left_out(site, found))
+        listed_pages = [p for p in indexed_pages(found) if (p.section, p.page) not in gone]
+        entries = index_entries(listed_pages, site.origin)
+        if not entries:
+            raise Http404("No page of any sitemap section can be answered.")
         if len(entries) > MAX_URLS:
             logger.error(
                 "The sitemap index lists only the first %s of %s pages; raise SITEMAPKIT_LIMIT "
@@ -98,7 +117,13 @@ def index_response(
         found = listed_sections(site)
         etag = sections_etag(site, representation.label, found)
     else:
-        etag = weak_etag(site, representation.label, "index", *versioned.validated_by())
+        etag = weak_etag(
+            site,
+            representation.label,
+            "index",
+            *versioned.validated_by(),
+            signature(site.base_url),
+        )
         kept = versioned.cached()
         if kept is None and is_not_modified(request, etag):
             # Answered from the version alone: a 304 carries no Last-Modified,
@@ -174,15 +199,24 @@ def database_page(
         runs = fitting(
             page_runs(plan, page, stats.start, tally), plan.section, plan.document, tally
         )
-        return page_body(
-            request,
-            runs,
-            plan.document,
-            max_urls=plan.url_limit,
-            max_bytes=conf.MAX_BYTES,
-            document=f"Page {page} of sitemap source {section!r}",
-            on_cut=lambda encoder: page_cut(encoder, plan.section, page),
-        )
+        try:
+            return page_body(
+                request,
+                runs,
+                plan.document,
+                max_urls=plan.url_limit,
+                max_bytes=conf.MAX_BYTES,
+                document=f"Page {page} of sitemap source {section!r}",
+                on_cut=lambda encoder: page_cut(encoder, plan.section, page),
+            )
+        except UNAVAILABLE:
+            raise  # every page's, not this one's (the one 503)
+        except Exception:
+            # No valid entry (a 404), or the project's code raised on its rows: the
+            # index leaves the page out until the section's rows change.
+            fingerprint = plan.pager.section_stats().fingerprint
+            note(site.base_url, plan.section, plan.page_size, fingerprint, page)
+            raise
 
     return document_response(request, representation, etag, stats.lastmod, body)
 

@@ -32,6 +32,7 @@ from django_sitemapkit.sites.base_urls import (
 )
 from django_sitemapkit.sites.framework import SITES_APP, site_id, uses_site
 from django_sitemapkit.sites.hosts import default_site
+from django_sitemapkit.sites.wagtail import WAGTAIL_SITES
 
 NOT_AN_ORIGIN = ("is not an absolute http or https URL", "has an invalid port")
 
@@ -86,7 +87,9 @@ def check_unset_base_url(value: object) -> list[CheckMessage]:
             "installed to give the site's domain instead.",
             hint="Set SITEMAPKIT_BASE_URL to the scheme and host the site is served on, "
             f"such as {EXAMPLE}; or add 'django.contrib.sites' to INSTALLED_APPS and set "
-            "SITE_ID, to build the sitemap on https:// and the current Site's domain.",
+            "SITE_ID, to build the sitemap on https:// and the current Site's domain; or, "
+            f"on a Wagtail project, set SITEMAPKIT_SITES = {WAGTAIL_SITES!r}, to list each "
+            "Wagtail Site on its own root URL.",
             id="sitemapkit.E001",
         )
     ]

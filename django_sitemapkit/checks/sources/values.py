@@ -211,6 +211,19 @@ def check_static_source(source: StaticSource) -> list[CheckMessage]:
     return errors
 
 
+#: E010's fix, by the kind of source: a static page has no url_kwargs.
+URL_NAME_HINTS = {
+    SitemapSource: "Set url_name to a name in your URLconf and url_kwargs to its arguments "
+    "(URL argument -> field path).",
+    StaticSource: "List in urls a name in your URLconf, a (URL name, {argument: value}) "
+    "pair for a URL that takes arguments, or a path starting with '/'.",
+}
+
+
+def url_name_hint(source: BaseSource) -> str:
+    return URL_NAME_HINTS[StaticSource if isinstance(source, StaticSource) else SitemapSource]
+
+
 def check_url_name(source: BaseSource, url_name: str, kwargs: set[str]) -> list[CheckMessage]:
     accepted = url_parameter_sets(url_name)
     if any(kwargs >= required and kwargs <= allowed for required, allowed in accepted):
@@ -223,8 +236,7 @@ def check_url_name(source: BaseSource, url_name: str, kwargs: set[str]) -> list[
     return [
         Error(
             f"{describe(source)} names the URL {url_name!r}, which {problem}.",
-            hint="Set url_name to a name in your URLconf and url_kwargs to its arguments "
-            "(URL argument -> field path).",
+            hint=url_name_hint(source),
             obj=type(source),
             id="sitemapkit.E010",
         )

@@ -223,8 +223,8 @@ class Command(BaseCommand):
         options: dict[str, Any],
         report: Report,
     ) -> None:
-        if planned.partial and not planned.sources:
-            console.nothing_listed()
+        if not planned.sources:
+            console.nothing_listed() if planned.partial else console.no_sections()
             report.add(planned.site, destination, now())
             return
         if self.touched is not None and not self.touched.reads(planned.site, planned.sources):
