@@ -1339,12 +1339,13 @@ def test_a_constant_priority_out_of_range_leaves_every_url_without_it(
     ]
     assert fetch(client, "/sitemap.xml")[0] == 200
     assert set(caplog.messages) == {
-        "Source 'articles': its priority 2 is outside 0.0 to 1.0, so every URL of the "
-        "section is listed without it."
+        "Source 'articles' declares a priority no sitemap can hold: priority 2 is outside "
+        "0.0 to 1.0; every URL of the section is listed without it."
     }
     settings.SITEMAPKIT_STRICT = True
     with pytest.raises(ImproperlyConfigured) as raised:
         client.get("/sitemap-articles-1.xml")
     assert str(raised.value) == (
-        "Source 'articles': its priority 2 is outside 0.0 to 1.0. Fix the declaration."
+        "Source 'articles' declares a priority no sitemap can hold: priority 2 is outside "
+        "0.0 to 1.0. Fix the class attribute (manage.py check names the fix)."
     )

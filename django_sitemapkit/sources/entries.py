@@ -147,10 +147,12 @@ def invalid_constant(declaration: Declaration, attribute: str, exc: InvalidEntry
     ``SITEMAPKIT_STRICT``). An invalid ``lastmod`` constant would skip every row, so it
     is raised. The system checks report each at start-up (sitemapkit.E008, E009,
     E015); this is the backstop of a server that runs no checks."""
-    message = f"Source {declaration.name!r}: its {exc}"
+    message = f"Source {declaration.name!r} declares a {attribute} no sitemap can hold: {exc}"
     if attribute == "lastmod" or conf.STRICT:
-        raise ImproperlyConfigured(f"{message}. Fix the declaration.") from exc
-    logger.warning("%s, so every URL of the section is listed without it.", message)
+        raise ImproperlyConfigured(
+            f"{message}. Fix the class attribute (manage.py check names the fix)."
+        ) from exc
+    logger.warning("%s; every URL of the section is listed without it.", message)
     return Value()
 
 
