@@ -5,6 +5,7 @@ behind ``cache_page`` and behind ``ConditionalGetMiddleware``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,12 +15,16 @@ from django.utils.http import http_date
 
 from thirdparty.compat_side_by_side import (
     WWW,
+    app_urls,
+    build,
+    built_urls,
     compared,
     compared_index,
     get,
     host_of,
     on_www,
     own_urls,
+    registered,
 )
 from thirdparty.corpus import CORPUS, Package
 
@@ -48,6 +53,16 @@ def headers(client: Client, url: str, **extra: str) -> tuple[int, dict[str, str 
 def test_the_drop_in_lists_what_contribs_view_lists(client: Client, package: Package) -> None:
     own, ours = compared(client, package.name)
     assert ours == own
+
+
+def test_registered_sections_and_the_build_list_them(
+    client: Client, package: Package, tmp_path: Path
+) -> None:
+    own = own_urls(get(client, f"/own/{package.name}.xml"))
+    with registered(package.sitemaps):
+        assert app_urls(client) == own
+        build(tmp_path)
+    assert built_urls(tmp_path) == own
 
 
 def test_the_drop_in_index_lists_contribs_pages(client: Client, package: Package) -> None:
