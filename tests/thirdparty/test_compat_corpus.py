@@ -20,6 +20,7 @@ from thirdparty.compat_side_by_side import (
     built_urls,
     compared,
     compared_index,
+    dropin_urls,
     get,
     host_of,
     on_www,
@@ -106,3 +107,12 @@ def test_conditional_get_answers_both_alike(package: Package, settings: Any) -> 
         if modified is not None:
             assert headers(client, url, **{"If-Modified-Since": modified})[0] == 304
         assert headers(client, url, **{"If-Modified-Since": http_date(0)})[0] == 200
+
+
+def test_the_test_clients_host_gets_site_ids_sitemap(client: Client, package: Package) -> None:
+    """A project's own sitemap test requests the test client's host, ``testserver``:
+    contrib serves SITE_ID's site there, and so does the drop-in with one site
+    (``SITEMAPKIT_BASE_URL``)."""
+    own = own_urls(client.get(f"/own/{package.name}.xml", secure=True).content)
+    response = client.get(f"/dropin/{package.name}.xml", secure=True)
+    assert (response.status_code, dropin_urls(response.content)) == (200, own)
