@@ -5,6 +5,7 @@ behind ``cache_page`` and behind ``ConditionalGetMiddleware``."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 from django.utils.http import http_date
+from lxml import etree
+from sitemap_xml import NS
 
 from thirdparty.compat_side_by_side import (
     TWO_SITES,
@@ -55,6 +58,26 @@ def headers(client: Client, url: str, **extra: str) -> tuple[int, dict[str, str 
 def test_the_drop_in_lists_what_contribs_view_lists(client: Client, package: Package) -> None:
     own, ours = compared(client, package.name)
     assert ours == own
+
+
+def values_of(body: bytes) -> dict[str, tuple[str | None, str | None]]:
+    """Each URL's changefreq and priority, as written (a priority as a number)."""
+    root = etree.fromstring(body)
+    found = {}
+    for url in root.iterfind("sm:url", NS):
+        priority = url.findtext("sm:priority", None, NS)
+        found[url.findtext("sm:loc", "", NS)] = (
+            url.findtext("sm:changefreq", None, NS),
+            None if priority is None else str(Decimal(priority).normalize()),
+        )
+    return found
+
+
+def test_the_drop_in_writes_contribs_changefreqs_and_priorities(
+    client: Client, package: Package
+) -> None:
+    own = values_of(get(client, f"/own/{package.name}.xml"))
+    assert values_of(get(client, f"/dropin/{package.name}.xml")) == own
 
 
 def test_registered_sections_and_the_build_list_them(
