@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from contrib_side_by_side import SITE, at, serve_side_by_side, tricky_articles
 from django.contrib.sitemaps import GenericSitemap, Sitemap
+from django.contrib.sitemaps import views as contrib_views
+from django.core.paginator import Paginator
 from django.db import connection
 from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
@@ -508,3 +510,67 @@ def test_a_lazy_mapping_without_len_is_served_as_contrib_reads_it(
     assert response.status_code == 200
     assert len(parse_urlset(response.content)) == 4  # type: ignore[attr-defined]
     assert lazy.asked == ["iter", "['static']", "['own']"]
+
+
+class OwnPaginatorSitemap(Sitemap):  # type: ignore[type-arg]
+    """Its own ``paginator``: pages of two, last item first, whatever ``limit``."""
+
+    def items(self) -> list[int]:
+        return list(range(5))
+
+    def location(self, item: int) -> str:
+        return f"/n/{item}/"
+
+    @property
+    def paginator(self) -> Paginator[int]:
+        return Paginator(list(reversed(range(5))), 2)
+
+
+class OwnItemsSitemap(Sitemap):  # type: ignore[type-arg]
+    """Its own ``_items()``: two units an item, as an ``i18n`` class makes its pairs."""
+
+    def items(self) -> list[int]:
+        return list(range(2))
+
+    def _items(self) -> list[tuple[int, str]]:
+        return [(item, code) for item in self.items() for code in ("en", "fr")]
+
+    def location(self, unit: tuple[int, str]) -> str:
+        return f"/{unit[1]}/n/{unit[0]}/"
+
+
+def answered_locs(response: Any) -> list[str]:
+    if hasattr(response, "render"):
+        response.render()
+    assert response.status_code == 200
+    return [str(loc.text) for loc in etree.fromstring(response.content).iter(f"{{{NS['sm']}}}loc")]
+
+
+@pytest.mark.parametrize(
+    ("declared", "pages"),
+    [
+        (OwnPaginatorSitemap, [["/n/4/", "/n/3/"], ["/n/2/", "/n/1/"], ["/n/0/"]]),
+        (OwnItemsSitemap, [["/en/n/0/", "/fr/n/0/", "/en/n/1/", "/fr/n/1/"]]),
+    ],
+    ids=["paginator", "_items"],
+)
+def test_a_class_paging_its_own_units_is_paged_as_contrib_pages_it(
+    rf: RequestFactory,
+    declared: type[Sitemap[Any]],
+    pages: list[list[str]],
+) -> None:
+    """contrib's ``get_urls()`` pages the units of the class's own ``paginator`` and
+    ``_items()``: the drop-in lists those pages, and as many in its index."""
+    sitemaps: dict[str, Any] = {"numbers": declared}
+    expected = [[f"{SITE}{path}" for path in page] for page in pages]
+    for number, page in enumerate(expected, start=1):
+        request = rf.get("/sitemap.xml", {"p": str(number)}, secure=True)
+        assert answered_locs(contrib_views.sitemap(request, sitemaps=sitemaps)) == page
+        assert answered_locs(sitemap(request, sitemaps=sitemaps)) == page
+    request = rf.get("/sitemap.xml", secure=True)
+    theirs = answered_locs(
+        contrib_views.index(request, sitemaps, sitemap_url_name="contrib-section")
+    )
+    ours = answered_locs(index(request, sitemaps, sitemap_url_name="compat-section"))
+    assert len(theirs) == len(ours) == len(pages)
+    assert [loc.replace("/compat/", "/contrib/") for loc in ours] == theirs

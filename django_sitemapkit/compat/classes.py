@@ -85,6 +85,16 @@ class ContribClass:
             or overridden(site, "get_urls", Sitemap)
             # A private method, but the one Wagtail's and others' classes override.
             or overridden(site, "_urls", Sitemap)
+            or self.own_paging
+        )
+
+    @cached_property
+    def own_paging(self) -> bool:
+        """Whether the class pages its units itself: its own ``paginator`` or
+        ``_items()`` (an ``i18n`` class's pairs, made its own way). contrib's
+        ``get_urls()`` reads both, so its pages, and their number, are theirs."""
+        return overridden(self.site, "paginator", Sitemap) or overridden(
+            self.site, "_items", Sitemap
         )
 
     @property
@@ -144,6 +154,7 @@ class ContribClass:
         also saves the COUNT contrib's paginator runs."""
         return (
             self.own_urls
+            and not self.own_paging
             and not self.i18n
             and self.lastmods is Lastmods.PER_ITEM
             and not self.declares_latest_lastmod

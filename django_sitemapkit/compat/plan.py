@@ -63,8 +63,10 @@ def contrib_plan(source: ContribSource, policy: LocationPolicy) -> Plan:
     name = type(source).name
     contrib = ContribClass(name, type(source).contrib, policy.origin, source.request)
     # Pages as contrib's: ``limit`` units each (capped by the protocol's 50,000),
-    # so page N holds the same URLs under contrib's URLs and this app's.
-    page_size = max(1, min(int(contrib.site.limit), MAX_URLS))
+    # so page N holds the same URLs under contrib's URLs and this app's; or as many
+    # as the class's own paginator puts on a page.
+    limit = contrib.site.paginator.per_page if contrib.own_paging else contrib.site.limit
+    page_size = max(1, min(int(limit), MAX_URLS))
     pager = ContribPager(name, contrib, page_size, conf.CHUNK_SIZE)
     writer = ContribWriter(contrib, policy, conf.STRICT)
     items = None if contrib.own_urls else contrib.items

@@ -1,4 +1,5 @@
-"""Settings for the tests of third-party packages: Wagtail, django CMS and FeinCMS
+"""Settings for the tests of third-party packages: Wagtail, django CMS, FeinCMS and the
+corpus of other packages shipping contrib sitemap classes (thirdparty/corpus.py)
 installed in one project, as a site using them would install them.
 
 Run apart from the rest of the suite, with these settings (``pytest
@@ -11,7 +12,15 @@ pyproject.toml). The database is chosen as the main settings choose it
 
 from __future__ import annotations
 
+import warnings
+
 from settings import database
+
+from thirdparty.warned import IGNORED
+
+# As the apps load, before any test's filters (conftest.py ignores them in tests).
+for message in IGNORED:
+    warnings.filterwarnings("ignore", message=message)
 
 SECRET_KEY = "django-sitemapkit-thirdparty-tests"
 DEBUG = False
@@ -46,6 +55,24 @@ INSTALLED_APPS = [
     "feincms",
     "feincms.module.page",
     "mptt",
+    # The corpus (thirdparty/corpus.py): Django's flat pages, a django CMS page
+    # extension, django Fiber's pages, a django CMS news app and what it needs,
+    # django-hosts' per-host URLconfs.
+    "django.contrib.flatpages",
+    "djangocms_page_sitemap",
+    "fiber",
+    "aldryn_newsblog",
+    "aldryn_apphooks_config",
+    "aldryn_categories",
+    "aldryn_common",
+    "aldryn_people",
+    "aldryn_translation_tools",
+    "djangocms_text",
+    "filer",
+    "easy_thumbnails",
+    "sortedm2m",
+    "parler",
+    "django_hosts",
     "thirdparty.pages",
     "django_sitemapkit",
 ]
@@ -82,7 +109,13 @@ WAGTAIL_CONTENT_LANGUAGES = LANGUAGES
 
 CMS_TEMPLATES = [("page.html", "Page")]
 CMS_CONFIRM_VERSION4 = True
+PARLER_LANGUAGES = {SITE_ID: ({"code": "en"}, {"code": "fr"})}
 
 SITEMAPKIT_BASE_URL = "https://www.example.com"
+
+# django-hosts: its checks want both settings once the app is installed; its
+# middleware is added only by the test of per-host URLconfs (test_compat_hosts.py).
+ROOT_HOSTCONF = "thirdparty.hosts"
+DEFAULT_HOST = "www"
 
 DATABASES = {"default": database()}

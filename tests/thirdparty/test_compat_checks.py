@@ -41,8 +41,12 @@ def cms_error(where: str) -> Error:
 def test_cms_sitemap_without_site_id_is_an_error(settings: Any) -> None:
     settings.SITE_ID = None
     found = check_dropin_cms_site_id()
-    # Three URL patterns of each of the two dicts holding CMSSitemap (thirdparty/urls.py).
-    assert len(found) == 6
+    # Three URL patterns of each of the two dicts holding CMSSitemap, and the four of
+    # djangocms-page-sitemap's subclass of it (thirdparty/urls.py: with cache_page).
+    assert len(found) == 10
+    assert found[-1] == cms_error(
+        "sitemaps['pages'] of the URL pattern 'dropin-cached/pagesitemap.xml'"
+    )
     assert found[0] == cms_error("sitemaps['pages'] of the URL pattern 'dropin/cms.xml'")
     with pytest.raises(SystemCheckError, match=r"sitemapkit\.E100"):
         call_command("check")

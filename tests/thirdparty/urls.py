@@ -3,6 +3,8 @@ show it, next to its pages (Wagtail's pages at the root, last)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.urls import include, path
 from wagtail import urls as wagtail_urls
 from wagtail.contrib.sitemaps.views import sitemap as wagtail_sitemap
@@ -24,11 +26,13 @@ urlpatterns = [
 from cms.sitemaps import CMSSitemap  # noqa: E402
 from django.contrib.sitemaps import views as contrib_views  # noqa: E402
 from django.urls import URLPattern, URLResolver  # noqa: E402
+from django.views.decorators.cache import cache_page  # noqa: E402
 from feincms.module.page.sitemap import PageSitemap  # noqa: E402
 from wagtail.contrib.sitemaps import Sitemap as WagtailSitemap  # noqa: E402
 from wagtail.contrib.sitemaps import views as wagtail_views  # noqa: E402
 
 from django_sitemapkit import compat  # noqa: E402
+from thirdparty.corpus import CORPUS  # noqa: E402
 
 
 class PagedCMSSitemap(CMSSitemap):
@@ -50,12 +54,14 @@ COMPAT_SITEMAPS = {
     "pagedwagtail": {"pages": PagedWagtailSitemap},
     "feincms": {"pages": PageSitemap},
 }
-OWN_VIEWS = {
+COMPAT_SITEMAPS |= {package.name: package.sitemaps for package in CORPUS}
+OWN_VIEWS: dict[str, Any] = {
     "cms": contrib_views,
     "pagedcms": contrib_views,
     "wagtail": wagtail_views,
     "pagedwagtail": wagtail_views,
     "feincms": contrib_views,
+    **{package.name: contrib_views for package in CORPUS},
 }
 
 
@@ -74,10 +80,23 @@ def compat_patterns() -> list[URLPattern | URLResolver]:
                 ),
                 path(f"{prefix}/{package}-<section>.xml", views.sitemap, given, name=section),
             ]
+    for member in CORPUS:
+        # The corpus' sections again behind cache_page, as Django's docs wrap the view.
+        for prefix, views in (("own", contrib_views), ("dropin", compat)):
+            patterns.append(
+                path(
+                    f"{prefix}-cached/{member.name}.xml",
+                    cache_page(60)(views.sitemap),
+                    {"sitemaps": member.sitemaps},
+                )
+            )
     return [
         *patterns,
         path("cms/", include("cms.urls")),
         path("fein/", include("feincms.urls")),
+        path("pages/", include("django.contrib.flatpages.urls")),
+        # Where django CMS's apphook would mount the news app of the namespace "news".
+        path("news/", include(("aldryn_newsblog.urls", "aldryn_newsblog"), namespace="news")),
         *app_urls(),
     ]
 
