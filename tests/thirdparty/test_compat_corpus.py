@@ -142,11 +142,6 @@ def test_the_test_clients_host_gets_site_ids_sitemap(client: Client, package: Pa
     assert (response.status_code, dropin_urls(response.content)) == (200, own)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known drop-in bug being fixed in another lane: the test client's testserver "
-    "host gets 404 instead of SITE_ID's site",
-)
 def test_with_two_sites_the_test_clients_host_gets_site_ids_sitemap(
     client: Client, package: Package, settings: Any
 ) -> None:

@@ -195,11 +195,6 @@ class BoundMethodsSitemap(Sitemap[FlatPage]):
         ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known drop-in bug being fixed in another lane: bound methods as changefreq/"
-    "priority in get_urls() dicts drop every URL",
-)
 def test_bound_methods_in_get_urls_dicts_keep_every_url(rf: RequestFactory) -> None:
     flat_pages(3)
     own, ours = side_by_side(rf, {"pages": BoundMethodsSitemap})
