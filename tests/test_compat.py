@@ -574,3 +574,28 @@ def test_a_class_paging_its_own_units_is_paged_as_contrib_pages_it(
     ours = answered_locs(index(request, sitemaps, sitemap_url_name="compat-section"))
     assert len(theirs) == len(ours) == len(pages)
     assert [loc.replace("/compat/", "/contrib/") for loc in ours] == theirs
+
+
+class RaisingSitemap(Sitemap):  # type: ignore[type-arg]
+    """A class whose ``items()`` raises, as a bug in a project's queryset would."""
+
+    def items(self) -> list[str]:
+        raise RuntimeError("no such column: blog_post.slug")
+
+
+def test_a_class_that_raises_is_left_out_of_the_index_and_logged(
+    rf: RequestFactory, articles: list[Article], caplog: pytest.LogCaptureFixture
+) -> None:
+    # contrib's index answers 500 for every section; the drop-in lists the others.
+    sitemaps = {"static": SITEMAPS["static"], "broken": RaisingSitemap, "own": SITEMAPS["own"]}
+    with caplog.at_level(logging.ERROR, logger="django_sitemapkit"):
+        response = index(rf.get("/sitemap.xml"), sitemaps, sitemap_url_name="compat-section")
+    assert response.status_code == 200
+    assert [loc for loc, _ in parse_index(response.content)] == [  # type: ignore[attr-defined]
+        f"{SITE}/compat/sitemap-static.xml",
+        f"{SITE}/compat/sitemap-own.xml",
+    ]
+    assert [record.getMessage() for record in caplog.records] == [
+        "Sitemap source 'broken' is left out of the index: counting its items raised "
+        "RuntimeError: no such column: blog_post.slug"
+    ]

@@ -44,7 +44,7 @@ from django_sitemapkit.compat.pages import ContribPager
 from django_sitemapkit.compat.plan import contrib_source
 from django_sitemapkit.compat.served import served_site
 from django_sitemapkit.conf import MAX_URLS, conf
-from django_sitemapkit.documents import fitting, index_lastmod, page_runs
+from django_sitemapkit.documents import fitting, index_lastmod, left_out, page_runs
 from django_sitemapkit.encoding.encoder import Encoder, Entry, urlset
 from django_sitemapkit.locations.policy import LocationPolicy, entry_context, fixed_script_prefix
 from django_sitemapkit.sites.configured import SitemapSite
@@ -82,11 +82,13 @@ def plans(sections: Sections, site: SitemapSite, request: HttpRequest) -> list[P
     """The plans of ``sections`` (name, class) on ``site``, for ``request`` (given to a
     class that takes it): contrib lists any path of the host, so the location rule is
     checked from the root, not from the sitemap's directory."""
+    return [compile_section(name, declared, site, request) for name, declared in sections]
+
+
+def compile_section(name: str, declared: Any, site: SitemapSite, request: HttpRequest) -> Plan:
+    """The plan of one section (``plans()``)."""
     policy = LocationPolicy(site.origin, fixed_script_prefix())
-    return [
-        compile_plan(contrib_source(name, declared, request), site, policy=policy)
-        for name, declared in sections
-    ]
+    return compile_plan(contrib_source(name, declared, request), site, policy=policy)
 
 
 def sections_of(sitemaps: Sitemaps, section: str | None) -> Sections:
@@ -117,13 +119,18 @@ def index(
         origin = site.origin
         listed: list[tuple[str, LastmodValue | None]] = []
         with entry_context():
-            for plan in plans(sections_of(sitemaps, None), site, request):
-                pager = contrib_pager(plan)
-                count = pager.count()
+            for name, declared in sections_of(sitemaps, None):
+                try:
+                    plan = compile_section(name, declared, site, request)
+                    pager = contrib_pager(plan)
+                    count = pager.count()
+                    lastmods = pager.page_lastmods(SectionStats(count, None, ())) if count else []
+                except Exception as exc:
+                    left_out(name, "counting its items", exc)
+                    continue
                 if count == 0:
                     continue  # no page without an entry: see the module's docstring
                 url = origin.url + reverse(sitemap_url_name, kwargs={"section": plan.section})
-                lastmods = pager.page_lastmods(SectionStats(count, None, ()))
                 for number, lastmod in enumerate(lastmods, 1):
                     listed.append((url if number == 1 else f"{url}?p={number}", lastmod))
         if not listed:
