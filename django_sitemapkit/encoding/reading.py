@@ -12,6 +12,7 @@ gigabytes: the app never writes one), and so is a root other than
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import IO, NamedTuple
 from xml.parsers import expat
 
@@ -70,18 +71,7 @@ def read_urlset(
             if most_urls is not None and len(urls) > most_urls:
                 raise ValueError(f"{name} lists more than {most_urls:,} URLs.")
 
-    def refuse(*args: object) -> None:
-        raise ValueError(f"{name} has a document type declaration, which is refused.")
-
-    parser = expat.ParserCreate(namespace_separator=" ")
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = text.append
-    parser.StartDoctypeDeclHandler = refuse
-    try:
-        fed(parser, document, name, most_bytes)
-    except expat.ExpatError as exc:
-        raise ValueError(f"{name} is not well-formed XML: {exc}.") from exc
+    parse(document, name, most_bytes, start, end, text)
     return urls
 
 
@@ -105,6 +95,22 @@ def read_index(document: bytes | IO[bytes], name: str, *, most_bytes: int) -> li
         if path == [SITEMAPINDEX, SITEMAP] and tag == LOC:
             locs.append("".join(text).strip())
 
+    parse(document, name, most_bytes, start, end, text)
+    return locs
+
+
+def parse(
+    document: bytes | IO[bytes],
+    name: str,
+    most_bytes: int | None,
+    start: Callable[[str, dict[str, str]], None],
+    end: Callable[[str], None],
+    text: list[str],
+) -> None:
+    """Feed ``document`` to an expat parser calling ``start`` and ``end``, its text
+    into ``text``; a document type declaration or XML that is not well-formed is a
+    ``ValueError`` naming ``name``."""
+
     def refuse(*args: object) -> None:
         raise ValueError(f"{name} has a document type declaration, which is refused.")
 
@@ -117,7 +123,6 @@ def read_index(document: bytes | IO[bytes], name: str, *, most_bytes: int) -> li
         fed(parser, document, name, most_bytes)
     except expat.ExpatError as exc:
         raise ValueError(f"{name} is not well-formed XML: {exc}.") from exc
-    return locs
 
 
 def fed(
