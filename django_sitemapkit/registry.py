@@ -18,7 +18,10 @@ WHERE_SOURCES_ARE = (
     "the sitemaps.py module of an app in INSTALLED_APPS, which is imported at start-up. "
     "A sitemaps.py in the project package (beside settings.py), or in an app missing from "
     "INSTALLED_APPS, is never imported: move it into an installed app, or add its app to "
-    "INSTALLED_APPS."
+    "INSTALLED_APPS. Classes of django.contrib.sitemaps served by the drop-in views "
+    "(django_sitemapkit.compat) are not sources: compat.register(sitemaps) in such a "
+    "sitemaps.py makes each one a section, which build_sitemaps builds and verify_sitemaps "
+    "checks."
 )
 
 #: Said wherever the app finds itself missing from INSTALLED_APPS (its views, its
