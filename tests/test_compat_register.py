@@ -5,15 +5,17 @@ by ``build_sitemaps`` into the same bytes the views serve."""
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from contrib_side_by_side import SITE, serve_side_by_side, tricky_articles
 from django.contrib.sitemaps import Sitemap
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
+from django.db import connection
 from django.test import Client, override_settings
 from lxml import etree
 from sitemap_xml import Url, fetch, parse_index, parse_urlset
@@ -225,3 +227,35 @@ def test_a_lastmod_constant_that_is_no_date_is_left_out_and_logged_never_a_500(
             "Left out the lastmod of 1 more row of source 'constant' on page 1 for the same "
             "reason as item '/a/' (2 in all).",
         ]
+
+
+class LanguagesFromTheDatabase(Mapping[str, Any]):
+    """A project's mapping whose sections are read from a table (one per language), as
+    a ``migrate`` on a new database meets it before the table exists."""
+
+    def __getitem__(self, name: str) -> Any:
+        return SITEMAPS["static"]
+
+    def __iter__(self) -> Iterator[str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT DISTINCT lang FROM docs_release")
+            return iter([row[0] for row in cursor.fetchall()])
+
+    def __len__(self) -> int:
+        return len(list(self))
+
+
+@pytest.mark.django_db
+def test_a_mapping_whose_sections_a_query_reads_is_refused_naming_the_drop_in() -> None:
+    before = registry.all()
+    with pytest.raises(ImproperlyConfigured) as raised:
+        compat.register(LanguagesFromTheDatabase())
+    assert str(raised.value) == (
+        "register() reads the sections of its mapping once, at start-up, and reading "
+        "LanguagesFromTheDatabase's raised OperationalError: no such table: docs_release. "
+        "A mapping whose sections come from the database cannot be registered (migrate "
+        "on a new database would meet it before its tables exist): serve it with the "
+        "drop-in views of django_sitemapkit.compat, which read it at each request, or "
+        "register a dict of fixed sections."
+    )
+    assert registry.all() == before

@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DatabaseError
+
 from django_sitemapkit.compat.plan import ContribSource, section_class
 from django_sitemapkit.registry import registry
 
@@ -32,7 +35,16 @@ def register(
         raise TypeError(
             f"register(sites={sites!r}) takes a list of site names; write sites=[{sites!r}]."
         )
-    registered = []
-    for name, declared in sitemaps.items():
-        registered.append(registry.register(section_class(name, declared, sites)))
-    return registered
+    try:
+        # A comprehension, not list(): that would ask a lazy Mapping for its len().
+        sections = [(name, declared) for name, declared in sitemaps.items()]
+    except DatabaseError as exc:
+        raise ImproperlyConfigured(
+            f"register() reads the sections of its mapping once, at start-up, and reading "
+            f"{type(sitemaps).__name__}'s raised {type(exc).__name__}: {exc}. A mapping whose "
+            "sections come from the database cannot be registered (migrate on a new database "
+            "would meet it before its tables exist): serve it with the drop-in views of "
+            "django_sitemapkit.compat, which read it at each request, or register a dict of "
+            "fixed sections."
+        ) from exc
+    return [registry.register(section_class(name, declared, sites)) for name, declared in sections]
