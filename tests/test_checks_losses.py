@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -184,3 +185,41 @@ def test_a_class_the_drop_in_s_patterns_serve_on_another_scheme(sources: Sources
             "sitemapkit.E118",
         )
     ]
+
+
+class OnDocsSitemap(Sitemap):  # type: ignore[type-arg]
+    """A class served on the docs host only (django-hosts routes its pattern there)."""
+
+    def items(self) -> Any:
+        return Article.objects.filter(published=True).order_by("pk")
+
+    def location(self, item: Article) -> str:
+        return f"https://docs.example.com/articles/{item.slug}/"
+
+
+#: The same patterns in ROOT_URLCONF, as per-host URLconfs leave them for the checks.
+urls_on_docs = ModuleType("urls_on_docs")
+urls_on_docs.urlpatterns = [  # type: ignore[attr-defined]
+    path("sitemap.xml", compat.index, {"sitemaps": {"docs": OnDocsSitemap}}),
+    path(
+        "sitemap-<section>.xml",
+        compat.sitemap,
+        {"sitemaps": {"docs": OnDocsSitemap}},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
+]
+
+
+@override_settings(
+    ROOT_URLCONF=urls_on_docs,
+    SITEMAPKIT_SITES={"www": "https://www.example.com", "docs": "https://docs.example.com"},
+    ALLOWED_HOSTS=["www.example.com", "docs.example.com"],
+)
+def test_a_drop_in_class_that_lists_one_site_whole_is_no_loss_of_the_others(
+    sources: Sources,
+) -> None:
+    # The drop-in's patterns may be routed on one host only: no finding while the
+    # class lists its URLs whole on one site.
+    sources()
+    bulk_articles(2)
+    assert check_section_losses() == []

@@ -32,25 +32,34 @@ def check_section_losses(**kwargs: Any) -> list[CheckMessage]:
         return []  # no table yet, or no site: the checks of the sites say why
     findings: list[CheckMessage] = []
     for site in sites:
-        for source, policy in site_sources(site):
-            findings += source_losses(source, site, policy)
+        for source in registry.sections(site):
+            findings += source_losses(source, site, None)
+    for source in pattern_sources():
+        # The drop-in serves a class on whichever host routes its pattern, and a
+        # per-host URLconf (django-hosts) may route it on one host only: a loss is one
+        # on every site, reported on the first.
+        lost = [
+            source_losses(source, site, LocationPolicy(site.origin, fixed_script_prefix()))
+            for site in sites
+        ]
+        if all(lost):
+            findings += lost[0]
     return findings
 
 
-def site_sources(site: SitemapSite) -> Iterator[tuple[BaseSource, LocationPolicy | None]]:
-    """The sections of ``site``, then the classes the drop-in's URL patterns serve
-    (docs/migrating.md, Step 1), each dict's once, with the drop-in's location rule:
-    contrib lists any path of the host."""
+def pattern_sources() -> Iterator[BaseSource]:
+    """The classes the drop-in's URL patterns serve (docs/migrating.md, Step 1), each
+    dict's once; the drop-in's location rule is the host's root (contrib lists any path
+    of the host)."""
     # Imported here: a project without the drop-in does not load it for the checks.
     from django_sitemapkit.checks.compat_classes import pattern_classes
     from django_sitemapkit.compat.plan import contrib_source
 
-    yield from ((source, None) for source in registry.sections(site))
     seen: set[tuple[str, int]] = set()
     for _, key, value in pattern_classes():
         if (key, id(value)) not in seen:
             seen.add((key, id(value)))
-            yield contrib_source(key, value), LocationPolicy(site.origin, fixed_script_prefix())
+            yield contrib_source(key, value)
 
 
 def source_losses(
