@@ -120,6 +120,10 @@ PARLER_LANGUAGES = {SITE_ID: ({"code": "en"}, {"code": "fr"})}
 
 SITEMAPKIT_BASE_URL = "https://www.example.com"
 
+# ElephantBlog ships no migrations: Django would create its tables before any
+# migration, and PostgreSQL refuses its entries' foreign key to the user table
+# auth's migrations make later. Its migrations are the project's (makemigrations).
+MIGRATION_MODULES = {"elephantblog": "thirdparty.migrations.elephantblog"}
 # ElephantBlog's feed warns without these; mdjango serves the markdown tree here.
 BLOG_TITLE = "Blog"
 BLOG_DESCRIPTION = "The third-party project's blog"
