@@ -11,6 +11,7 @@ URLs and lastmod days contrib's view must list for them."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,12 +26,20 @@ from django.contrib.flatpages.models import FlatPage
 from django.contrib.flatpages.sitemaps import FlatPageSitemap
 from django.contrib.sitemaps import GenericSitemap, Sitemap
 from django.contrib.sites.models import Site
+from django.core.management.color import no_style
+from django.db import connection
 from djangocms_page_sitemap.models import PageSitemapProperties
 from djangocms_page_sitemap.sitemap import ExtendedSitemap
+from djangocms_stories.cms_appconfig import StoriesConfig, config_defaults
+from djangocms_stories.models import Post, PostContent
+from djangocms_stories.sitemaps import StoriesSitemap
+from elephantblog.models import Entry
+from elephantblog.sitemap import EntrySitemap
 from fiber.models import Page as FiberPage
 from fiber.sitemaps import FiberSitemap
+from mdjango.sitemaps import DocsSitemap
 
-from thirdparty.compat_side_by_side import WWW, Urls, at
+from thirdparty.compat_side_by_side import UTC, WWW, Urls, at
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,11 @@ def news_articles() -> Urls:
     """A news app's published articles, one of them translated to French, one not yet
     published (left out), one of another app config (left out); each published on
     its own day. NewsBlogSitemap's lastmod is the publishing date."""
+    # Its migration 0007 makes a default config with an explicit pk, which leaves
+    # PostgreSQL's sequence behind: reset it, as ``manage.py sqlsequencereset`` does.
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), [NewsBlogConfig]):
+            cursor.execute(sql)
     news = NewsBlogConfig.objects.create(namespace="news", app_title="News")
     other = NewsBlogConfig.objects.create(namespace="other", app_title="Other")
     owner = User.objects.create(username="editor")
@@ -119,6 +133,70 @@ def news_articles() -> Urls:
     urls: Urls = {f"{WWW}/news/story-{n}/": at(n).date().isoformat() for n in range(3)}
     # The French section lists the one article translated, at its French slug.
     return urls | {f"{WWW}/news/histoire/": urls[f"{WWW}/news/story-0/"]}
+
+
+def blog_entries() -> Urls:
+    """ElephantBlog's entries (FeinCMS's blog) as its URLconf serves them on their own:
+    three active ones published on their own days, one inactive and one to be
+    published tomorrow (both left out). The lastmod is the entry's last change."""
+    author = User.objects.create(username="blogger")
+    tomorrow = dt.datetime.now(UTC) + dt.timedelta(days=1)
+    made = []
+    for n, (active, published) in enumerate(
+        ((True, at(0)), (True, at(1)), (True, at(2)), (False, at(3)), (True, tomorrow))
+    ):
+        made.append(
+            Entry.objects.create(
+                title=f"Entry {n}",
+                slug=f"entry-{n}",
+                author=author,
+                is_active=active,
+                published_on=published,
+            )
+        )
+    for day, entry in enumerate(made):
+        Entry.objects.filter(pk=entry.pk).update(last_changed=at(10 + day))
+    return {
+        f"{WWW}/blog/2024/03/{day + 1:02d}/entry-{day}/": at(10 + day).date().isoformat()
+        for day in range(3)
+    }
+
+
+def stories() -> Urls:
+    """djangocms-stories' posts (django CMS 4's blog) in English and French, of an
+    app config at /stories/ with its own sitemap priority and change frequency (a
+    decimal field). The sitemap asks each content for its URL in the active
+    language, so the French content is listed at the English URL (twice, by contrib
+    and by the drop-in). The lastmod is the post's last change."""
+    # The defaults djangocms-stories' admin form fills in.
+    config = StoriesConfig.objects.create(
+        **config_defaults | {"sitemap_priority": "0.7", "sitemap_changefreq": "daily"},
+        namespace="stories",
+        app_title="Stories",
+    )
+    for n, languages in enumerate((("en", "fr"), ("en",))):
+        post = Post.objects.create(app_config=config, date_published=at(n))
+        for language in languages:
+            PostContent.objects.create(
+                post=post, language=language, title=f"Story {n}", slug=f"{language}-story-{n}"
+            )
+        Post.objects.filter(pk=post.pk).update(date_modified=at(10 + n))
+    return {
+        f"{WWW}/stories/2024/03/{n + 1:02d}/en-story-{n}/": at(10 + n).date().isoformat()
+        for n in range(2)
+    }
+
+
+def docs_pages() -> Urls:
+    """mdjango's markdown documentation (thirdparty/docs/), as its sitemap lists it:
+    the landing page first, then the pages in their sections' order, no draft; a
+    page's lastmod is its front matter's ``updated`` date, none without one."""
+    return {
+        f"{WWW}/docs/": "2024-03-01",
+        f"{WWW}/docs/install/": "2024-03-02",
+        f"{WWW}/docs/guides/first-steps/": None,
+        f"{WWW}/docs/guides/deploy/": "2024-03-04",
+    }
 
 
 CORPUS = (
@@ -145,4 +223,7 @@ CORPUS = (
         },
         news_articles,
     ),
+    Package("elephantblog", {"blog": EntrySitemap}, blog_entries),
+    Package("stories", {"stories": StoriesSitemap}, stories),
+    Package("mdjango", {"docs": DocsSitemap}, docs_pages),
 )

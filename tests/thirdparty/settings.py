@@ -13,6 +13,7 @@ pyproject.toml). The database is chosen as the main settings choose it
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 from settings import database
 
@@ -57,7 +58,8 @@ INSTALLED_APPS = [
     "mptt",
     # The corpus (thirdparty/corpus.py): Django's flat pages, a django CMS page
     # extension, django Fiber's pages, a django CMS news app and what it needs,
-    # django-hosts' per-host URLconfs.
+    # django-hosts' per-host URLconfs, ElephantBlog (FeinCMS's blog),
+    # djangocms-stories (django CMS 4's blog) and mdjango's markdown docs.
     "django.contrib.flatpages",
     "djangocms_page_sitemap",
     "fiber",
@@ -73,6 +75,11 @@ INSTALLED_APPS = [
     "sortedm2m",
     "parler",
     "django_hosts",
+    "elephantblog",
+    "djangocms_stories",
+    "meta",
+    "django_cotton",
+    "mdjango",
     "thirdparty.pages",
     "django_sitemapkit",
 ]
@@ -112,6 +119,15 @@ CMS_CONFIRM_VERSION4 = True
 PARLER_LANGUAGES = {SITE_ID: ({"code": "en"}, {"code": "fr"})}
 
 SITEMAPKIT_BASE_URL = "https://www.example.com"
+
+# ElephantBlog ships no migrations: Django would create its tables before any
+# migration, and PostgreSQL refuses its entries' foreign key to the user table
+# auth's migrations make later. Its migrations are the project's (makemigrations).
+MIGRATION_MODULES = {"elephantblog": "thirdparty.migrations.elephantblog"}
+# ElephantBlog's feed warns without these; mdjango serves the markdown tree here.
+BLOG_TITLE = "Blog"
+BLOG_DESCRIPTION = "The third-party project's blog"
+MDJANGO_CONTENT_DIR = Path(__file__).resolve().parent / "docs"
 
 # django-hosts: its checks want both settings once the app is installed; its
 # middleware is added only by the test of per-host URLconfs (test_compat_hosts.py).

@@ -1,6 +1,7 @@
 """What third-party sitemap code does, through contrib's views and the drop-in side by
 side: with the corpus' classes where a package does it (django Fiber's absolute
-locations, djangocms-page-sitemap's callables, django-hosts' per-host URLconfs),
+locations, djangocms-stories' empty ones, djangocms-page-sitemap's callables,
+django-hosts' per-host URLconfs),
 with small classes of our own where none of the corpus does (``get_urls()``,
 ``_urls()`` and ``_items()`` overridden, a lazy ``Mapping``, ``alternates``, a
 ``paginator`` of its own)."""
@@ -18,6 +19,9 @@ from django.core.paginator import Paginator
 from django.http import HttpResponseBase
 from django.test import RequestFactory
 from django.utils import translation
+from djangocms_stories.cms_appconfig import StoriesConfig, config_defaults
+from djangocms_stories.models import Post, PostContent
+from djangocms_stories.sitemaps import StoriesSitemap
 from fiber.models import Page as FiberPage
 from fiber.sitemaps import FiberSitemap
 
@@ -105,6 +109,28 @@ def test_fibers_absolute_location_is_written_once(rf: RequestFactory) -> None:
         f"{WWW}https://elsewhere.example.org/there/",
     }
     assert set(ours) == {f"{WWW}/fiber/", f"{WWW}/fiber/here/"}
+
+
+def test_an_empty_location_is_skipped_where_contrib_writes_the_domain(
+    rf: RequestFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A djangocms-stories post of an app config no URLconf serves: its
+    ``get_absolute_url()`` swallows the ``NoReverseMatch`` and returns ``""``, which
+    contrib writes as the domain alone (the home page, with the post's lastmod);
+    the drop-in skips it and says why."""
+    served = StoriesConfig.objects.create(**config_defaults, namespace="stories")
+    unserved = StoriesConfig.objects.create(**config_defaults, namespace="unserved")
+    for n, config in enumerate((served, unserved)):
+        post = Post.objects.create(app_config=config, date_published=at(n))
+        PostContent.objects.create(post=post, language="en", title="Story", slug=f"story-{n}")
+    own, ours = side_by_side(rf, {"stories": StoriesSitemap})
+    assert set(own) == {f"{WWW}/stories/2024/03/01/story-0/", WWW}
+    assert set(ours) == {f"{WWW}/stories/2024/03/01/story-0/"}
+    unserved_content = PostContent.objects.get(post__app_config=unserved)
+    assert [record.getMessage() for record in caplog.records] == [
+        f"Skipped pk={unserved_content.pk} of source 'stories': location '' is relative; "
+        "return a path starting with '/'."
+    ]
 
 
 # -- get_urls(), _urls(), _items() overridden -----------------------------------

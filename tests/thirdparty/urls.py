@@ -97,6 +97,14 @@ def compat_patterns() -> list[URLPattern | URLResolver]:
         path("pages/", include("django.contrib.flatpages.urls")),
         # Where django CMS's apphook would mount the news app of the namespace "news".
         path("news/", include(("aldryn_newsblog.urls", "aldryn_newsblog"), namespace="news")),
+        # ElephantBlog on its own (no FeinCMS page), djangocms-stories' app config
+        # "stories" where its apphook would mount it, mdjango's docs.
+        path("blog/", include("elephantblog.urls")),
+        path(
+            "stories/",
+            include(("djangocms_stories.urls", "djangocms_stories"), namespace="stories"),
+        ),
+        path("docs/", include("mdjango.urls")),
         *app_urls(),
     ]
 
