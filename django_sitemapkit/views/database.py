@@ -67,7 +67,7 @@ def sections_etag(site: SitemapSite, label: str, found: list[Section]) -> str:
     )
 
 
-def left_out(site: SitemapSite, found: list[Section]) -> tuple[tuple[str, int], ...]:
+def unanswered_pages(site: SitemapSite, found: list[Section]) -> tuple[tuple[str, int], ...]:
     """The pages of ``found`` a view could not answer (``sources/unanswered.py``), which
     the index does not list, and which its validator therefore names."""
     return tuple(
@@ -83,7 +83,7 @@ def database_index(
     request: HttpRequest, site: SitemapSite, representation: Representation
 ) -> HttpResponseBase:
     def body(found: list[Section]) -> Iterator[bytes]:
-        gone = set(left_out(site, found))
+        gone = set(unanswered_pages(site, found))
         listed_pages = [p for p in indexed_pages(found) if (p.section, p.page) not in gone]
         entries = index_entries(listed_pages, site.origin)
         if not entries:
