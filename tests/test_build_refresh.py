@@ -256,6 +256,36 @@ def test_records_of_a_model_no_section_reads_are_applied_with_nothing_rendered(
     assert records.pending(10).ids == []
 
 
+def test_a_section_no_longer_declared_is_gone_after_one_refresh(
+    project: Endpoint, sources: Sources, out: Path
+) -> None:
+    article = Article.objects.get(title="ab")
+    article.delete()
+    # The sections reading the records' model are removed before the refresh runs.
+    sources(PagesSource)
+    stdout, stderr, code = changed()
+    assert (stderr, code) == ("", 0)
+    assert rendered(stdout) == ["0 of 1 shard(s) rendered"]
+    assert stdout.endswith("Applied 1 change record(s).\n")
+    assert list(served()) == ["sitemap-pages-1.xml"]
+    assert sorted(json.loads((out / MANIFEST_FILENAME).read_bytes())["sections"]) == ["pages"]
+    assert records.pending(10).ids == []
+
+
+def test_refresh_changes_removes_a_section_no_longer_declared(
+    project: Endpoint, sources: Sources
+) -> None:
+    records.write("default", [("testapp.photo", 1, None)])
+    sources(TenPerPage, PagesSource)
+    assert refresh_changes() == Refreshed(1, published=("default",), rendered=0)
+    assert sorted(served()) == [
+        "sitemap-articles-1.xml",
+        "sitemap-articles-2.xml",
+        "sitemap-articles-3.xml",
+        "sitemap-pages-1.xml",
+    ]
+
+
 def test_a_record_of_every_row_renders_every_shard_of_the_sections_reading_it(
     project: Endpoint,
 ) -> None:

@@ -149,17 +149,21 @@ def consistent(shards: tuple[Shard, ...], sections: dict[str, str]) -> None:
             names.add(file.name)
 
 
-def read_manifest(read: Callable[[], bytes | None], label: str) -> Manifest | None:
+def read_manifest(
+    read: Callable[[], bytes | None], label: str, *, quiet: bool = False
+) -> Manifest | None:
     """The manifest ``read()`` gives, or ``None`` when there is none or it cannot be
     read: the build then renders every file afresh, which is always correct, only
-    slower, and an unchanged file still keeps its bytes."""
+    slower, and an unchanged file still keeps its bytes. ``quiet`` logs nothing, for a
+    reader that builds nothing from it."""
     try:
         content = read()
         return None if content is None else manifest(json.loads(content))
     except (Unreadable, ValueError, RecursionError) as exc:
         # ValueError: JSON's errors, and Invalid; RecursionError: arrays nested deeper
         # than the parser recurses.
-        set_aside(label, f"{type(exc).__name__}: {exc}")
+        if not quiet:
+            set_aside(label, f"{type(exc).__name__}: {exc}")
         return None
 
 

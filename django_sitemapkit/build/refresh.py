@@ -5,7 +5,9 @@ Each site with built files (``SITEMAPKIT_OUTPUT_DIR`` or ``SITEMAPKIT_STORAGE``)
 whose sections read a model of the records is built as ``build_sitemaps`` builds
 it, under its lock, but each section is planned from the records (``touched.py``):
 only the shards they touch are read and rendered, the set is published whole, and
-IndexNow is sent the URLs of the rewritten pages that changed. The records are
+IndexNow is sent the URLs of the rewritten pages that changed. A site whose published
+set lists other sections than its sources declare now is built too, whatever the
+records name, so that a removed section's files go as a build removes them. The records are
 marked applied only once every site's set is published or found unchanged; a failure
 leaves them pending, and each site's last good set.
 
@@ -22,8 +24,10 @@ from dataclasses import dataclass
 
 from django_sitemapkit.build import build
 from django_sitemapkit.build.console import failed_sites
+from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.options import BuildOptions, RemovalLimit
+from django_sitemapkit.build.reading import read_manifest
 from django_sitemapkit.build.report import BuildResult
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
 from django_sitemapkit.build.touched import Touched
@@ -31,7 +35,9 @@ from django_sitemapkit.changes import records
 from django_sitemapkit.checks.setting_values import check_values
 from django_sitemapkit.conf import conf
 from django_sitemapkit.exceptions import BuildError
+from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.places import files_place
+from django_sitemapkit.sources.declaration import BaseSource
 
 logger = logging.getLogger("django_sitemapkit")
 #: The most records one refresh applies; the rest wait for the next.
@@ -65,10 +71,17 @@ def refresh_changes(*, limit: int = MOST_RECORDS, output: str | None = None) -> 
     return Refreshed(len(found.ids), published, rendered)
 
 
-def refreshed_sites(touched: Touched) -> list[SiteBuild]:
-    """The sites with a section that reads a model of the records."""
-    sites, _ = selected_sites(None)
-    return [each for each in site_builds(sites, None) if touched.reads(each.site, each.sources)]
+def refreshes(
+    touched: Touched, site: SitemapSite, sources: list[BaseSource], destination: Destination
+) -> bool:
+    """Whether a refresh builds ``site``: a section of ``sources`` reads a model of the
+    records, or the published set's sections are not those ``sources`` declare."""
+    if touched.reads(site, sources):
+        return True
+    # Quiet: a set that cannot be read is the next build's to set aside, and say so.
+    published = read_manifest(destination.manifest, destination.label, quiet=True)
+    declared = {type(source).name for source in sources}
+    return published is not None and set(published.sections) != declared
 
 
 def refresh_sites(
@@ -77,12 +90,15 @@ def refresh_sites(
     """Each site's set, refreshed; a ``BuildError`` naming the sites that failed."""
     results: dict[str, BuildResult] = {}
     failures: list[str] = []
-    for each in refreshed_sites(touched):
+    sites, _ = selected_sites(None)
+    for each in site_builds(sites, None):
         if files_place(each.site, output) is None:
             # No built files (the views serve from the database): nothing to render.
             continue
         try:
             destination = destination_for(each.site, output)
+            if not refreshes(touched, each.site, each.sources, destination):
+                continue
             results[each.site.name] = build(
                 destination, each.sources, options, each.site, refresh=touched
             )

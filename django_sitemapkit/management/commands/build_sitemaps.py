@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django_sitemapkit.build import BuildInterrupted, build
 from django_sitemapkit.build.arguments import percent, positive_int
 from django_sitemapkit.build.changed import applied, changed_records
+from django_sitemapkit.build.refresh import refreshes
 from django_sitemapkit.build.console import Console, failed_sites, interrupted, left_behind
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.directory import destination_for
@@ -227,7 +228,9 @@ class Command(BaseCommand):
             console.nothing_listed() if planned.partial else console.no_sections()
             report.add(planned.site, destination, now())
             return
-        if self.touched is not None and not self.touched.reads(planned.site, planned.sources):
+        if self.touched is not None and not refreshes(
+            self.touched, planned.site, planned.sources, destination
+        ):
             console.untouched()
             report.add(planned.site, destination, now())
             return
