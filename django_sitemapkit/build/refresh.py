@@ -29,7 +29,7 @@ from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.options import BuildOptions, RemovalLimit
 from django_sitemapkit.build.reading import read_manifest
 from django_sitemapkit.build.report import BuildResult
-from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
+from django_sitemapkit.build.selection import selected_sites, site_builds
 from django_sitemapkit.build.touched import Touched
 from django_sitemapkit.changes import records
 from django_sitemapkit.checks.setting_values import check_values

@@ -10,12 +10,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django_sitemapkit.build import BuildInterrupted, build
 from django_sitemapkit.build.arguments import percent, positive_int
 from django_sitemapkit.build.changed import applied, changed_records
-from django_sitemapkit.build.refresh import refreshes
 from django_sitemapkit.build.console import Console, failed_sites, interrupted, left_behind
 from django_sitemapkit.build.destinations import Destination
 from django_sitemapkit.build.directory import destination_for
 from django_sitemapkit.build.options import BuildOptions, RemovalLimit
-from django_sitemapkit.build.refresh import setting_limit
+from django_sitemapkit.build.refresh import refreshes, setting_limit
 from django_sitemapkit.build.report import BuildResult
 from django_sitemapkit.build.report_file import Report, now, report_to, reported
 from django_sitemapkit.build.selection import SiteBuild, selected_sites, site_builds
