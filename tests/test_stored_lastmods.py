@@ -195,8 +195,7 @@ def test_no_valid_lastmod_among_the_newest_gives_no_lastmod(
             "lastmod 'yesterday' is not a date or datetime",
             "its page and the index have no lastmod, no other being valid",
         ),
-        f"Skipped pk={bad.pk} of source 'articles': lastmod 'yesterday' is not a date or "
-        "datetime.",
+        f"Skipped pk={bad.pk} of source 'articles': lastmod 'yesterday' is not a date or datetime.",
     ]
 
 

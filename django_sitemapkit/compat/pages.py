@@ -240,9 +240,8 @@ class ContribPager:
     def section_newest(self) -> LastmodValue | None:
         """A ``GenericSitemap``'s newest ``date_field``: ``Max()`` alone, which a
         database answers from an index on the field where there is one."""
-        date_field = self.contrib.date_field
+        items, date_field = self.contrib.items, self.contrib.date_field
         assert date_field is not None
-        items = self.contrib.items
         newest = aggregate(items, self.section, dated_path(items, date_field))["lastmod"]
         return contrib_lastmod(newest)
 
@@ -253,13 +252,8 @@ class ContribPager:
         date_field = self.contrib.date_field
         assert date_field is not None
         # A field that holds no date has no MAX() to read (its values are left out).
-        found = aggregate(
-            queryset,
-            self.section,
-            dated_path(queryset, date_field),
-            items=Count("pk"),
-            dated=Count(date_field),
-        )
+        path = dated_path(queryset, date_field)
+        found = aggregate(queryset, self.section, path, items=Count("pk"), dated=Count(date_field))
         newest = contrib_lastmod(found["lastmod"])
         return (newest if found["items"] == found["dated"] else None), newest
 
