@@ -31,9 +31,8 @@ from django.db.models import QuerySet, TextField
 from django.db.models.expressions import Col
 from django.db.models.functions import Cast
 
-from django_sitemapkit.sources.stored_lastmods import read as read_lastmod
+from django_sitemapkit.sources.stored_lastmods import formatted as formatted_lastmod
 from django_sitemapkit.sources.text_lastmods import UTC_TEXTS, UtcTextLastmod
-from django_sitemapkit.values import format_lastmod
 
 Row = Sequence[Any]
 Chunk = list[Any]
@@ -99,7 +98,7 @@ class RowShape:
             if value is None:
                 return None
             # A value the converters refuse refuses its entry (stored_lastmods.py).
-            return format_lastmod(read_lastmod(value, converters, expression, connection))
+            return formatted_lastmod(value, converters, expression, connection)
 
         return formatted
 

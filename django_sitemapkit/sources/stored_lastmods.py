@@ -74,6 +74,18 @@ def read(value: Any, converters: list[Converter], expression: Any, connection: A
     datetime), or a result ``format_lastmod()`` refuses."""
     if value is None:
         return None
+    found = converted(value, converters, expression, connection)
+    format_lastmod(found)
+    return found
+
+
+def formatted(value: Any, converters: list[Converter], expression: Any, connection: Any) -> str:
+    """``format_lastmod()`` of ``read()``'s value (not ``None``), formatted once."""
+    return format_lastmod(converted(value, converters, expression, connection))
+
+
+def converted(value: Any, converters: list[Converter], expression: Any, connection: Any) -> Any:
+    """``value`` through ``converters``, or ``InvalidEntry``: no value left is a date."""
     found = value
     try:
         for convert in converters:
@@ -84,7 +96,6 @@ def read(value: Any, converters: list[Converter], expression: Any, connection: A
         found = None
     if found is None:
         raise InvalidEntry(f"lastmod {value!r} is not a date or datetime")
-    format_lastmod(found)
     return found
 
 

@@ -35,8 +35,7 @@ from django.utils.dateparse import parse_datetime
 
 from django_sitemapkit.encoding.encoder import KnownNewest
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.sources.stored_lastmods import read as read_lastmod
-from django_sitemapkit.values import format_lastmod
+from django_sitemapkit.sources.stored_lastmods import formatted as formatted_lastmod
 
 # A real day of the proleptic Gregorian calendar, year 0001-9999 (datetime has
 # no year 0); 31 days in January, March, May, July, August, October and
@@ -92,7 +91,7 @@ class UtcTextLastmod:
         try:
             # The ORM's converter raises for a text that is no datetime (SQLite keeps
             # any text in the column): it refuses its entry (stored_lastmods.py).
-            return format_lastmod(read_lastmod(text, [as_utc_datetime], None, None))
+            return formatted_lastmod(text, [as_utc_datetime], None, None)
         except InvalidEntry:
             if self.vendor != "postgresql":
                 raise
