@@ -14,6 +14,7 @@ from django_sitemapkit.changes.index import clear_cache as clear_index
 from django_sitemapkit.registry import registry
 from django_sitemapkit.sources import BaseSource
 from django_sitemapkit.sources.lastmods import clear_cache
+from django_sitemapkit.sources.stored_lastmods import clear_warnings
 from django_sitemapkit.sources.unanswered import forget as forget_unanswered
 
 # tests/thirdparty runs apart, with its own settings (Wagtail, django CMS and
@@ -83,14 +84,17 @@ def out(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def fresh_page_lastmods() -> Iterator[None]:
     """Each test starts without the index's kept page lastmods: a test database reuses
-    primary keys after a rollback, so two tests' sections can share a fingerprint."""
+    primary keys after a rollback, so two tests' sections can share a fingerprint; and
+    without the newest lastmods that are no date logged already."""
     clear_cache()
     clear_index()
     forget_unanswered()
+    clear_warnings()
     yield
     clear_cache()
     clear_index()
     forget_unanswered()
+    clear_warnings()
 
 
 @pytest.fixture

@@ -215,12 +215,16 @@ def stored_texts(seed: int, count: int) -> list[str]:
 
 
 def orm_lastmod(pk: int) -> tuple[str, str | None]:
-    """What values() and format_lastmod() make of a row's lastmod, or that the ORM raised."""
+    """What values() and format_lastmod() make of a row's lastmod (every one a text),
+    or that the ORM raised; a text values() reads as None (its MAX() raises in the
+    converter) is no lastmod either, and refuses its entry."""
     try:
         (value,) = Article.objects.filter(pk=pk).values_list("updated_at", flat=True)
     except ValueError:
         return ("raised", None)
-    return ("value", None if value is None else format_lastmod(value))
+    if value is None:
+        return ("raised", None)
+    return ("value", format_lastmod(value))
 
 
 def raw_lastmod(read: Any, row: Any) -> tuple[str, str | None]:

@@ -1161,18 +1161,22 @@ def test_a_lastmod_that_cannot_be_expressed_in_utc_is_skipped_not_a_500(
     late = ArticleFactory.create(slug="b", updated_at=dt.datetime(9999, 12, 31, 23))
     index = fetch(client, "/sitemap.xml")
     assert index[0] == 200
+    # The page's MAX() is the refused one: it is dated by the newest valid one.
     assert parse_index(index[1]) == [
-        (f"{SITE}/sitemap-articles-1.xml", None),
+        (f"{SITE}/sitemap-articles-1.xml", "2024-01-02T08:04:05+00:00"),
         (f"{SITE}/sitemap-pages-1.xml", None),
     ]
     status, body, headers = fetch(client, "/sitemap-articles-1.xml")
     assert status == 200
-    assert "Last-Modified" not in headers
+    assert headers["Last-Modified"] == "Tue, 02 Jan 2024 08:04:05 GMT"
     assert [url.loc for url in parse_urlset(body)] == [f"{SITE}/articles/a/"]
-    assert (
-        f"Skipped pk={late.pk} of source 'articles': lastmod datetime.datetime(9999, 12, 31, "
-        "23, 0) cannot be expressed in UTC." in caplog.messages
-    )
+    refused = "lastmod datetime.datetime(9999, 12, 31, 23, 0) cannot be expressed in UTC"
+    assert caplog.messages == [
+        f"The newest lastmod of source 'articles' (column 'updated_at', pk={late.pk}) is "
+        f"refused: {refused}; its page and the index are dated by the newest valid one, "
+        "2024-01-02T08:04:05+00:00. Store a date or datetime in that row, or NULL.",
+        f"Skipped pk={late.pk} of source 'articles': {refused}.",
+    ]
     # Read whole, so the rows' cursor is closed now, not by garbage collection in a later test.
     assert fetch(client, "/sitemap-articles-1.xml.gz")[0] == 200
 

@@ -165,7 +165,7 @@ class ContribClass:
         read a chunk at a time, or from one aggregate where the class is known to
         read its date from columns (compat/known_lastmods.py)."""
         items, lastmod = self.items, self.site.lastmod
-        aggregated = aggregated_lastmods(self.site, items)
+        aggregated = aggregated_lastmods(self.site, items, self.section)
         if aggregated is not None:
             return aggregated
         rows = items.iterator(chunk_size) if isinstance(items, QuerySet) else iter(items)

@@ -15,18 +15,23 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, QuerySet
 from django.db.models.functions import Coalesce
+
+from django_sitemapkit.sources.stored_lastmods import aggregate
 
 #: The module of Wagtail's ``Sitemap`` class, and the columns its ``lastmod()`` reads.
 WAGTAIL_MODULE = "wagtail.contrib.sitemaps.sitemap_generator"
 WAGTAIL_LASTMOD = ("last_published_at", "latest_revision_created_at")
+#: What the aggregate calls that lastmod.
+LASTMOD_ALIAS = "_sitemapkit_lastmod"
 
 
-def aggregated_lastmods(site: Any, items: Any) -> tuple[int, Any] | None:
+def aggregated_lastmods(site: Any, items: Any, section: str) -> tuple[int, Any] | None:
     """The number of ``items`` and their newest ``lastmod(item)``, from one query, if
     ``site`` is Wagtail's ``Sitemap`` with its own ``lastmod()``; ``None`` otherwise
-    (the items are then read one by one)."""
+    (the items are then read one by one). A newest that is no date is the newest
+    that is (``sources/stored_lastmods.py``)."""
     module = sys.modules.get(WAGTAIL_MODULE)
     wagtail_sitemap = getattr(module, "Sitemap", None)
     if wagtail_sitemap is None or not isinstance(site, wagtail_sitemap):
@@ -35,5 +40,6 @@ def aggregated_lastmods(site: Any, items: Any) -> tuple[int, Any] | None:
         return None
     if not isinstance(items, QuerySet):
         return None
-    found = items.order_by().aggregate(count=Count("pk"), newest=Max(Coalesce(*WAGTAIL_LASTMOD)))
-    return found["count"], found["newest"]
+    rows = items.order_by().annotate(**{LASTMOD_ALIAS: Coalesce(*WAGTAIL_LASTMOD)})
+    found = aggregate(rows, section, LASTMOD_ALIAS, count=Count("pk"))
+    return found["count"], found["lastmod"]

@@ -26,14 +26,16 @@ from itertools import islice
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, QuerySet
 
 from django_sitemapkit.compat.classes import NOT_DECLARED, ContribClass, Lastmods
 from django_sitemapkit.compat.lastmods import contrib_lastmod, every_lastmod, newest_of
 from django_sitemapkit.compat.units import count_of, page_number, paired, sliced
+from django_sitemapkit.sources.lastmods import dated_path
 from django_sitemapkit.sources.pages import LastmodValue, PageStats, SectionStats
 from django_sitemapkit.sources.rows import Chunk, close_iterator
 from django_sitemapkit.sources.skips import Tally
+from django_sitemapkit.sources.stored_lastmods import aggregate
 from django_sitemapkit.values import newest_lastmod
 
 #: The page count ``?p=`` is read against where the class's own ``get_urls()`` finds
@@ -238,9 +240,9 @@ class ContribPager:
     def section_newest(self) -> LastmodValue | None:
         """A ``GenericSitemap``'s newest ``date_field``: ``Max()`` alone, which a
         database answers from an index on the field where there is one."""
-        date_field = self.contrib.date_field
+        items, date_field = self.contrib.items, self.contrib.date_field
         assert date_field is not None
-        newest = self.contrib.items.aggregate(newest=Max(date_field))["newest"]
+        newest = aggregate(items, self.section, dated_path(items, date_field))["lastmod"]
         return contrib_lastmod(newest)
 
     def date_field_lastmods(
@@ -249,10 +251,10 @@ class ContribPager:
         """``page_lastmod()`` of a ``GenericSitemap``: one aggregate query."""
         date_field = self.contrib.date_field
         assert date_field is not None
-        found = queryset.aggregate(
-            items=Count("pk"), dated=Count(date_field), newest=Max(date_field)
-        )
-        newest = contrib_lastmod(found["newest"])
+        # A field that holds no date has no MAX() to read (its values are left out).
+        path = dated_path(queryset, date_field)
+        found = aggregate(queryset, self.section, path, items=Count("pk"), dated=Count(date_field))
+        newest = contrib_lastmod(found["lastmod"])
         return (newest if found["items"] == found["dated"] else None), newest
 
     def section_stats(self) -> SectionStats:

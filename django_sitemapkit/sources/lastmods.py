@@ -13,7 +13,7 @@ a way the aggregate shows.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from django.core.exceptions import FieldError
@@ -24,6 +24,7 @@ from django.db.models.functions import RowNumber, TruncDate
 from django_sitemapkit.sources import kept
 from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
 from django_sitemapkit.sources.starts import keeps_starts, kept_key
+from django_sitemapkit.sources.stored_lastmods import checked, converters_of, loaded, resolved
 from django_sitemapkit.sources.versioned import PageRun, newest_of, walk
 
 # Column aliases of the query that finds each page's newest lastmod without a key,
@@ -46,7 +47,7 @@ def page_lastmods(pager: QueryPager, stats: SectionStats) -> tuple[LastmodValue 
     if found is not None and found.lastmods is not None:
         return found.lastmods
     if pager.key is None:
-        computed = tuple(numbered_lastmods(pager, pager.lastmod_path))
+        computed = numbered_lastmods(pager, pager.lastmod_path)
         if key is not None:
             kept.keep(key, lastmods=computed)
         return computed
@@ -73,8 +74,9 @@ def walked_starts(
     return {page: run.first for page, run in enumerate(runs, 1) if page > 1 and run.first}
 
 
-def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | None]:
-    """Each page's newest lastmod from one query, numbering the rows in order.
+def numbered_lastmods(pager: QueryPager, path: str) -> tuple[LastmodValue | None, ...]:
+    """Each page's newest lastmod from one query, numbering the rows in order; where a
+    page's ``MAX()`` is no date, its newest that is (``stored_lastmods.py``).
 
     Without a key, an aggregate per page would skip the rows of every page
     before it by OFFSET: N pages would read N²/2 pages of rows. Here the
@@ -83,13 +85,23 @@ def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | N
     would. The ORM cannot group by a window function, so the outer query is
     written here around the compiled inner one.
     """
+    found = loaded(partial(page_maxima, pager, path), pager.section, path)
+    return tuple(
+        resolved(value, pager.ordered[number : number + pager.page_size], pager.section, path)
+        for number, value in found
+    )
+
+
+def page_maxima(pager: QueryPager, path: str, lastmod: Any) -> list[tuple[int, Any]]:
+    """The first row's number (from 0) and the ``MAX()`` of ``lastmod`` of each page,
+    the lastmod as ``stored_lastmods.checked()`` reads it."""
     queryset = pager.ordered
     alias = queryset.db
     connection = connections[alias]
     ordering = [expression for expression, _ in queryset.query.get_compiler(alias).get_order_by()]
     numbered = (
         queryset.order_by()
-        .annotate(**{ROW_NUMBER: Window(RowNumber(), order_by=ordering), PAGE_LASTMOD: F(path)})
+        .annotate(**{ROW_NUMBER: Window(RowNumber(), order_by=ordering), PAGE_LASTMOD: lastmod})
         .values(ROW_NUMBER, PAGE_LASTMOD)
     )
     sql, params = numbered.query.get_compiler(alias).as_sql()
@@ -112,16 +124,14 @@ def numbered_lastmods(pager: QueryPager, path: str) -> Iterator[LastmodValue | N
     )
     # The converters the ORM applies to the column (SQLite keeps datetimes as text).
     expression = numbered.query.annotations[PAGE_LASTMOD]
-    converters = [
-        *connection.ops.get_db_converters(expression),
-        *expression.get_db_converters(connection),
-    ]
+    converters = converters_of(expression, connection)
     with connection.cursor() as cursor:
         cursor.execute(grouped, (pager.page_size, *params))
-        for _, value in cursor.fetchall():
-            for converter in converters:
-                value = converter(value, expression, connection)
-            yield value
+        fetched = cursor.fetchall()
+    return [
+        (int(number), checked(value, converters, expression, connection))
+        for number, value in fetched
+    ]
 
 
 def selected_field(queryset: models.QuerySet[Any], path: str) -> object | None:

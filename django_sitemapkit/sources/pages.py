@@ -18,6 +18,7 @@ from django.db.models import Count, Max, QuerySet
 from django_sitemapkit.sources.keyset import KeyColumn, from_start
 from django_sitemapkit.sources.rows import Chunk, close_iterator, orm_chunks, raw_chunks
 from django_sitemapkit.sources.skips import Tally, skip_row
+from django_sitemapkit.sources.stored_lastmods import aggregate
 from django_sitemapkit.sources.summary import separable, summary
 
 LastmodValue = Any  # a date or datetime as the database returns it
@@ -90,19 +91,19 @@ class QueryPager:
     def count(self) -> int:
         return self.ordered.count()
 
-    def aggregates(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"count": Count("pk"), "last_pk": Max("pk")}
-        if self.lastmod_path is not None:
-            found["lastmod"] = Max(self.lastmod_path)
-        return found
+    def aggregates(self, rows: QuerySet[Any]) -> dict[str, Any]:
+        """Rows, highest primary key and newest lastmod of ``rows`` (``stored_lastmods.py``)."""
+        return aggregate(
+            rows, self.section, self.lastmod_path, count=Count("pk"), last_pk=Max("pk")
+        )
 
     def section_stats(self) -> SectionStats:
         """Rows, newest lastmod and the validator of the index and kept starts."""
         if separable(self.ordered, self.lastmod_path):
-            rows, last_pk, lastmod = summary(self.ordered, self.lastmod_path)
+            rows, last_pk, lastmod = summary(self.ordered, self.lastmod_path, section=self.section)
         else:
-            stats = self.ordered.aggregate(**self.aggregates())
-            rows, last_pk, lastmod = stats["count"], stats["last_pk"], stats.get("lastmod")
+            stats = self.aggregates(self.ordered)
+            rows, last_pk, lastmod = stats["count"], stats["last_pk"], stats["lastmod"]
         return SectionStats(rows, lastmod, (rows, last_pk, lastmod))
 
     def page_bounds(self, page: int) -> tuple[int, int]:
@@ -145,8 +146,8 @@ class QueryPager:
                 return NO_PAGE
         scope = self.scope(page, start)
         assert scope is not None
-        stats = scope.slice(scope.keys, 0, None).aggregate(**self.aggregates())
-        lastmod = stats.get("lastmod")
+        stats = self.aggregates(scope.slice(scope.keys, 0, None))
+        lastmod = stats["lastmod"]
         fingerprint = (stats["count"], stats["last_pk"], lastmod)
         return PageStats(stats["count"], lastmod, fingerprint, start)
 

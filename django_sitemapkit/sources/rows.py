@@ -31,8 +31,8 @@ from django.db.models import QuerySet, TextField
 from django.db.models.expressions import Col
 from django.db.models.functions import Cast
 
+from django_sitemapkit.sources.stored_lastmods import formatted as formatted_lastmod
 from django_sitemapkit.sources.text_lastmods import UTC_TEXTS, UtcTextLastmod
-from django_sitemapkit.values import format_lastmod
 
 Row = Sequence[Any]
 Chunk = list[Any]
@@ -87,14 +87,18 @@ class RowShape:
         """A function from a raw row to its formatted ``lastmod``."""
         if LASTMOD_TEXT in self.positions:
             return UtcTextLastmod(self.positions[LASTMOD_TEXT], self.connection.vendor).read
-        read = self.reader(path)
+        position, connection = self.positions[path], self.connection
+        converters, expression = self.converters.get(path, ([], None))
 
         def formatted(row: Row) -> str | None:
-            value = read(row)
+            value = row[position]
             if type(value) is dt.datetime and value.tzinfo is dt.timezone.utc:
                 # What PostgreSQL gives with USE_TZ: format_lastmod()'s first case.
                 return value.isoformat(timespec="seconds")
-            return None if value is None else format_lastmod(value)
+            if value is None:
+                return None
+            # A value the converters refuse refuses its entry (stored_lastmods.py).
+            return formatted_lastmod(value, converters, expression, connection)
 
         return formatted
 

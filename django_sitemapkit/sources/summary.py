@@ -24,6 +24,13 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import F, Func, IntegerField, QuerySet
 
+from django_sitemapkit.sources.stored_lastmods import (
+    NewestLastmodOf,
+    converters_of,
+    loaded,
+    resolved,
+)
+
 #: The column alias of each scalar subquery.
 VALUE = "_sitemapkit_value"
 
@@ -45,19 +52,35 @@ def separable(queryset: QuerySet[Any], lastmod_path: str | None) -> bool:
 
 
 def summary(
-    queryset: QuerySet[Any], lastmod_path: str | None, seek: QuerySet[Any] | None = None
+    queryset: QuerySet[Any],
+    lastmod_path: str | None,
+    seek: QuerySet[Any] | None = None,
+    section: str = "",
 ) -> tuple[Any, ...]:
     """``(rows, highest primary key, newest lastmod)`` of ``queryset``; the lastmod is
-    ``None`` without a ``lastmod_path``. ``separable(queryset, lastmod_path)`` must hold. With
-    ``seek`` (one value of one row), its value too, read in the same statement: the
-    start of a page and the validator it is kept under, of one state of the rows."""
+    ``None`` without a ``lastmod_path``, and the newest that is a date where the
+    ``MAX()`` is none (``stored_lastmods.py``, logged for ``section``).
+    ``separable(queryset, lastmod_path)`` must hold. With ``seek`` (one value of one
+    row), its value too, read in the same statement: the start of a page and the
+    validator it is kept under, of one state of the rows."""
+    if lastmod_path is None:
+        found = values_of(queryset, None, seek)
+        return (found[0], found[1], None, *found[2:])
+    found = loaded(lambda lastmod: values_of(queryset, lastmod, seek), section, lastmod_path)
+    newest = resolved(found[2], queryset.order_by(), section, lastmod_path)
+    return (found[0], found[1], newest, *found[3:])
+
+
+def values_of(queryset: QuerySet[Any], lastmod: Any, seek: QuerySet[Any] | None) -> list[Any]:
+    """The statement's values, each as the ORM converts it; the lastmod's (if ``lastmod``)
+    as ``stored_lastmods.checked()`` reads it."""
     rows = queryset.order_by()
     parts = [
         rows.annotate(**{VALUE: Func(template="COUNT(*)", output_field=IntegerField())}),
         rows.annotate(**{VALUE: Func(F("pk"), function="MAX")}),
     ]
-    if lastmod_path is not None:
-        parts.append(rows.annotate(**{VALUE: Func(F(lastmod_path), function="MAX")}))
+    if lastmod is not None:
+        parts.append(rows.annotate(**{VALUE: NewestLastmodOf(lastmod)}))
     alias = queryset.db
     connection = connections[alias]
     try:
@@ -65,7 +88,7 @@ def summary(
         if seek is not None:
             compiled.append(seek.query.get_compiler(alias).as_sql())
     except EmptyResultSet:  # .none(): no rows, and no statement to ask
-        return (0, None, None) if seek is None else (0, None, None, None)
+        return [0, None, *[None] * (len(parts) - 2), *([] if seek is None else [None])]
     sql = ", ".join(f"({part})" for part, _ in compiled)
     params = [param for _, part_params in compiled for param in part_params]
     with connection.cursor() as cursor:
@@ -77,12 +100,7 @@ def summary(
     found = []
     for expression, value in zip(expressions, values, strict=True):
         # The converters the ORM applies to the column (SQLite keeps datetimes as text).
-        for converter in [
-            *connection.ops.get_db_converters(expression),
-            *expression.get_db_converters(connection),
-        ]:
+        for converter in converters_of(expression, connection):
             value = converter(value, expression, connection)
         found.append(value)
-    if lastmod_path is None:
-        found.insert(2, None)
-    return (int(found[0]), *found[1:])
+    return [int(found[0]), *found[1:]]

@@ -35,7 +35,7 @@ from django.utils.dateparse import parse_datetime
 
 from django_sitemapkit.encoding.encoder import KnownNewest
 from django_sitemapkit.exceptions import InvalidEntry
-from django_sitemapkit.values import format_lastmod
+from django_sitemapkit.sources.stored_lastmods import formatted as formatted_lastmod
 
 # A real day of the proleptic Gregorian calendar, year 0001-9999 (datetime has
 # no year 0); 31 days in January, March, May, July, August, October and
@@ -89,20 +89,15 @@ class UtcTextLastmod:
         if text is None or (self.vendor == "mysql" and text.startswith(ZERO_DATE)):
             return None
         try:
-            value = parse_datetime(text)
-        except ValueError as exc:
-            # The ORM would raise in the middle of the page; one entry is enough.
-            raise InvalidEntry(f"lastmod {text!r} is not a valid datetime") from exc
-        if value is None:
+            # The ORM's converter raises for a text that is no datetime (SQLite keeps
+            # any text in the column): it refuses its entry (stored_lastmods.py).
+            return formatted_lastmod(text, [as_utc_datetime], None, None)
+        except InvalidEntry:
             if self.vendor != "postgresql":
-                # SQLite's converter gives None for text that is no datetime at all.
-                return None
+                raise
             # psycopg refuses to load it (a date BC, past year 9999, infinity),
             # which failed the whole page: one entry is enough.
-            raise InvalidEntry(f"lastmod {text!r} is not a datetime Python can hold")
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        return format_lastmod(value)
+            raise InvalidEntry(f"lastmod {text!r} is not a datetime Python can hold") from None
 
 
 class SlicedLastmods(KnownNewest):
@@ -136,6 +131,14 @@ class SlicedLastmods(KnownNewest):
         if isinstance(index, slice):
             return [sliced(text) for text in self.texts[index]]
         return sliced(self.texts[index])
+
+
+def as_utc_datetime(text: str, expression: Any, connection: Any) -> dt.datetime | None:
+    """The ORM's conversion of the text: ``parse_datetime()``, a naive one read as UTC."""
+    value = parse_datetime(text)
+    if value is not None and value.tzinfo is None:
+        value = value.replace(tzinfo=dt.timezone.utc)
+    return value
 
 
 def sliced(text: str) -> str:

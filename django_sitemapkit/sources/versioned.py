@@ -26,6 +26,7 @@ from django.db.models import Count, Max, Min, Q, QuerySet
 
 from django_sitemapkit.sources.keyset import KeyColumn, compared
 from django_sitemapkit.sources.pages import LastmodValue, QueryPager, SectionStats
+from django_sitemapkit.sources.stored_lastmods import aggregate
 
 #: Key values whose order in Python is their order in SQL (a text column's is the
 #: database's collation, which Python does not know).
@@ -70,16 +71,16 @@ def newest_of(values: Iterable[LastmodValue | None]) -> LastmodValue | None:
     return max((value for value in values if value is not None), default=None)
 
 
-def aggregates(pager: QueryPager) -> dict[str, Any]:
+def aggregates(pager: QueryPager, rows: QuerySet[Any]) -> dict[str, Any]:
+    """The count, the newest lastmod (``stored_lastmods.py``) and, for a key of the
+    primary key alone, the first and last keys of ``rows``."""
     found: dict[str, Any] = {"count": Count("pk")}
-    if pager.lastmod_path is not None:
-        found["lastmod"] = Max(pager.lastmod_path)
     assert pager.key is not None
     if len(pager.key) == 1:
         descending = pager.key[0].descending
         found["edge"] = Min("pk") if descending else Max("pk")
         found["first"] = Max("pk") if descending else Min("pk")
-    return found
+    return aggregate(rows, pager.section, pager.lastmod_path, **found)
 
 
 def first_key(bound: Bound | None, stats: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -103,13 +104,12 @@ def walk(pager: QueryPager, bound: Bound | None) -> Iterator[PageRun]:
     key of the row after them, where the next page starts."""
     assert pager.key is not None
     key, size = pager.key, pager.page_size
-    found = aggregates(pager)
     rows = pager.ordered if bound is None else pager.ordered.filter(condition(key, bound))
     while True:
-        stats = rows[:size].aggregate(**found)
+        stats = aggregates(pager, rows[:size])
         if stats["count"] == 0:
             return
-        yield PageRun(bound, stats["count"], stats.get("lastmod"), first_key(bound, stats))
+        yield PageRun(bound, stats["count"], stats["lastmod"], first_key(bound, stats))
         if stats["count"] < size:
             return
         bound = next_bound(pager, rows, stats.get("edge"))
@@ -191,11 +191,11 @@ def updated(
             following = pages[index + 1].bound
             assert following is not None
             rows = rows.exclude(condition(key, following))
-        stats = rows.aggregate(**aggregates(pager))
+        stats = aggregates(pager, rows)
         count = stats["count"]
         if count == run.rows or (last and 0 < count <= pager.page_size):
             first = first_key(run.bound, stats)
-            pages[index] = PageRun(run.bound, count, stats.get("lastmod"), first)
+            pages[index] = PageRun(run.bound, count, stats["lastmod"], first)
             continue
         # Its count moved: every later page starts elsewhere now.
         return SectionPages((*pages[:index], *walk(pager, run.bound)))

@@ -111,10 +111,10 @@ def test_wagtails_own_lastmod_is_one_aggregate_and_an_overridden_one_is_not(
     sitemap = Sitemap()
     pages = list(sitemap.items())
     by_item = (len(pages), max(sitemap.lastmod(page) for page in pages))
-    assert aggregated_lastmods(sitemap, sitemap.items()) == by_item
+    assert aggregated_lastmods(sitemap, sitemap.items(), "pages") == by_item
     assert by_item[0] == len(one_site)
-    assert aggregated_lastmods(Undated(), Undated().items()) is None
-    assert aggregated_lastmods(sitemap, pages) is None
+    assert aggregated_lastmods(Undated(), Undated().items(), "pages") is None
+    assert aggregated_lastmods(sitemap, pages, "pages") is None
 
 
 def test_a_registered_section_and_the_build_list_them(
