@@ -11,7 +11,11 @@ order. So a value read here is the value ``values()`` would have given.
 One column is read differently where that provably changes nothing: a
 ``lastmod`` ``DateTimeField`` on SQLite or PostgreSQL with ``USE_TZ`` is
 selected as the database's text of its UTC time, and sliced
-(``text_lastmods.py``).
+(``text_lastmods.py``). On SQLite, any other date, time or datetime column is
+selected as an expression, which the driver does not convert as it fetches it
+(its converter of the declared type raises on a blob or on ``2024-02-30``,
+failing the page before any reader sees the row); the ORM's converters, which
+the reader applies, then refuse that one value.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from django.conf import settings
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import QuerySet, TextField
+from django.db.models import F, QuerySet, TextField, Value
 from django.db.models.expressions import Col
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Coalesce
 
 from django_sitemapkit.sources.stored_lastmods import formatted as formatted_lastmod
 from django_sitemapkit.sources.text_lastmods import UTC_TEXTS, UtcTextLastmod
@@ -39,6 +43,10 @@ Chunk = list[Any]
 
 #: The name of the ``lastmod`` column selected as text (see the module docstring).
 LASTMOD_TEXT = "_sitemapkit_lastmod_text"
+#: The name of a SQLite ``lastmod`` column selected as an expression (the docstring).
+LASTMOD_VALUE = "_sitemapkit_lastmod_value"
+#: The declared types Django's SQLite backend has the driver convert as it fetches.
+FETCH_CONVERTED = frozenset({"date", "datetime", "time", "timestamp"})
 
 
 class RowShape:
@@ -87,6 +95,8 @@ class RowShape:
         """A function from a raw row to its formatted ``lastmod``."""
         if LASTMOD_TEXT in self.positions:
             return UtcTextLastmod(self.positions[LASTMOD_TEXT], self.connection.vendor).read
+        if LASTMOD_VALUE in self.positions:
+            path = LASTMOD_VALUE
         position, connection = self.positions[path], self.connection
         converters, expression = self.converters.get(path, ([], None))
 
@@ -122,6 +132,14 @@ class RowShape:
             return not converters
         return converters == [getattr(self.connection.ops, "convert_datetimefield_value", None)]
 
+    def fetch_converted(self, path: str) -> bool:
+        """Whether SQLite's driver converts ``path``'s values as it fetches them."""
+        expression = self.expressions[path]
+        if self.connection.vendor != "sqlite" or not isinstance(expression, Col):
+            return False
+        declared = expression.output_field.db_type(self.connection) or ""
+        return declared.lower() in FETCH_CONVERTED
+
 
 def selected_expression(query: Any, item: Any) -> Any:
     """The expression of one entry of ``Query.selected``: an annotation's name, the
@@ -144,9 +162,14 @@ def raw_values(
     if lastmod is None or lastmod in columns:
         return queryset.values(*columns)
     plain = queryset.values(*columns, lastmod)
-    if not RowShape(plain).stores_utc_text(lastmod):
-        return plain
-    return queryset.values(*columns, **{LASTMOD_TEXT: Cast(lastmod, output_field=TextField())})
+    shape = RowShape(plain)
+    if shape.stores_utc_text(lastmod):
+        return queryset.values(*columns, **{LASTMOD_TEXT: Cast(lastmod, output_field=TextField())})
+    if shape.fetch_converted(lastmod):
+        field = shape.expressions[lastmod].output_field
+        value = Coalesce(F(lastmod), Value(None), output_field=field)
+        return queryset.values(*columns, **{LASTMOD_VALUE: value})
+    return plain
 
 
 def raw_chunks(queryset: QuerySet[Any], chunk_size: int) -> Iterator[Chunk]:
