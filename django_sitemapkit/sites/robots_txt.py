@@ -7,7 +7,8 @@ with the site's host and scheme goes through Django's handler and the project's
 middleware, as a crawler's request would, on a thread of its own. Nothing of the
 caller's own request (its URLconf, language, script prefix or database
 connection, all per thread) is touched, and a view that hangs is left behind
-after ``TIMEOUT`` seconds.
+after ``TIMEOUT`` seconds. ``verify_sitemaps`` asks on its own thread instead
+(``here``), inside the transactions it rolls back and under its own deadline.
 """
 
 from __future__ import annotations
@@ -121,12 +122,13 @@ def file_setting() -> str | None:
     return None if raw is None else repr(raw)
 
 
-def read_robots(origin: Origin) -> SiteRobots:
-    """The robots.txt of the site on ``origin``, read now."""
+def read_robots(origin: Origin, *, here: bool = False) -> SiteRobots:
+    """The robots.txt of the site on ``origin``, read now; asked of the project on
+    this thread if ``here``."""
     path = robots_file(origin)
     if path is not None:
         return from_file(path)
-    return through_django(origin)
+    return through_django(origin, here)
 
 
 def robots_file(origin: Origin) -> str | None:
@@ -162,8 +164,9 @@ class Answer:
     elsewhere: str | None = None
 
 
-def through_django(origin: Origin) -> SiteRobots:
-    """``/robots.txt`` of ``origin``, asked of the project on a thread of its own."""
+def through_django(origin: Origin, here: bool = False) -> SiteRobots:
+    """``/robots.txt`` of ``origin``, asked of the project on a thread of its own, or on
+    this one if ``here`` (the caller bounds its time)."""
     url = f"{origin.url}{ROBOTS_PATH}"
     if (settings.FORCE_SCRIPT_NAME or "/") != "/":
         raise RobotsUnavailable(
@@ -171,6 +174,13 @@ def through_django(origin: Origin) -> SiteRobots:
             f"{settings.FORCE_SCRIPT_NAME!r} puts it below the host's root, where robots.txt "
             f"is. To read it, {FILE_HINT}."
         )
+    if here:
+        answer: Answer | BaseException
+        try:
+            answer = fetch(origin)
+        except (Exception, SystemExit) as exc:
+            answer = exc
+        return answered(url, answer)
     outcome: list[Answer | BaseException] = []
 
     def ask() -> None:
@@ -186,7 +196,10 @@ def through_django(origin: Origin) -> SiteRobots:
     thread.join(TIMEOUT)
     if not outcome:
         raise RobotsUnavailable(f"{url} did not answer within {TIMEOUT:g} seconds.")
-    answer = outcome[0]
+    return answered(url, outcome[0])
+
+
+def answered(url: str, answer: Answer | BaseException) -> SiteRobots:
     if isinstance(answer, BaseException):
         raise RobotsUnavailable(
             f"{url} could not be asked of the project: {type(answer).__name__}: {answer}"
