@@ -22,6 +22,7 @@ from django_sitemapkit.verification.transactions import refused
 
 #: The tests of what a view does, on the real transactions of the site's views.
 on_the_database = pytest.mark.django_db(transaction=True)
+on_the_site = pytest.mark.usefixtures("verify_site")
 BASE = "https://www.example.com"
 REFUSED = (
     "TransactionManagementError: verify_sitemaps refused {statement}, which would end "
@@ -31,7 +32,7 @@ REFUSED = (
 
 
 @pytest.fixture
-def requester(verify_site: None) -> Iterator[Requester]:
+def requester() -> Iterator[Requester]:
     with requesting():
         yield Requester(SitemapSite("default", Origin.from_url(BASE)))
 
@@ -55,6 +56,7 @@ ENDINGS = [
 
 
 @on_the_database
+@on_the_site
 @pytest.mark.parametrize(("sql", "statement", "vendor"), ENDINGS)
 def test_a_statement_that_ends_the_transaction_is_refused(
     requester: Requester, sql: str, statement: str, vendor: str | None
@@ -68,6 +70,7 @@ def test_a_statement_that_ends_the_transaction_is_refused(
 
 
 @on_the_database
+@on_the_site
 def test_a_views_thread_writes_nothing(requester: Requester) -> None:
     articles("threaded")
     answer = requester.get(f"{BASE}/articles/threaded/")
@@ -76,6 +79,7 @@ def test_a_views_thread_writes_nothing(requester: Requester) -> None:
 
 
 @on_the_database
+@on_the_site
 def test_a_views_thread_that_commits_is_refused(requester: Requester) -> None:
     articles("threaded")
     views_verify.thread_errors.clear()
@@ -87,7 +91,7 @@ def test_a_views_thread_that_commits_is_refused(requester: Requester) -> None:
 
 
 @on_the_database
-@pytest.mark.usefixtures("verify_site")
+@on_the_site
 def test_the_robots_txt_view_writes_nothing(
     sources: Callable[..., None], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,13 +24,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from typing import Any
 
 from django.db import DatabaseError, connections, transaction
-from django.db.transaction import TransactionManagementError
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.signals import connection_created
+from django.db.transaction import TransactionManagementError
 
 #: A statement that cannot end a transaction, told at a glance: one statement of the
 #: ORM's kinds (the ``;`` of a second one sends it to the whole reading).
@@ -97,7 +97,8 @@ class Unreachable(Exception):
 def statements(sql: str, vendor: str) -> Iterator[tuple[str, list[str]]]:
     """Each statement of ``sql``: its text, and its words (a quoted identifier as its
     name, unquoted; strings and comments left out)."""
-    start, words = None, []
+    start: int | None = None
+    words: list[str] = []
     for match in TOKENS.get(vendor, TOKENS["sqlite"]).finditer(sql):
         if match["end"] is not None:
             if start is not None:
@@ -236,10 +237,9 @@ class HeldThreads:
         for _, connection in ended:
             raw = connection.connection
             if raw is not None:
-                try:
+                # Its thread is gone: whatever the driver says, the connection is too.
+                with suppress(Exception):
                     raw.close()
-                except connection.Database.Error:
-                    pass
 
 
 def hold(connection: BaseDatabaseWrapper) -> None:
@@ -254,12 +254,12 @@ def hold(connection: BaseDatabaseWrapper) -> None:
     def commit() -> None:
         if connection.connection is raw:
             refuse("commit()")
-        backend._commit(connection)
+        backend._commit(connection)  # type: ignore[attr-defined]
 
     def set_autocommit(autocommit: bool) -> None:
         if autocommit and connection.connection is raw:
             refuse("set_autocommit(True)")
-        backend._set_autocommit(connection, autocommit)
+        backend._set_autocommit(connection, autocommit)  # type: ignore[attr-defined]
 
     # Instance attributes over the backend's methods, for this connection alone.
     setattr(connection, "_commit", commit)  # noqa: B010
