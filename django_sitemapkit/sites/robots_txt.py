@@ -7,8 +7,7 @@ with the site's host and scheme goes through Django's handler and the project's
 middleware, as a crawler's request would, on a thread of its own. Nothing of the
 caller's own request (its URLconf, language, script prefix or database
 connection, all per thread) is touched, and a view that hangs is left behind
-after ``TIMEOUT`` seconds. ``verify_sitemaps`` asks on its own thread instead
-(``here``), inside the transactions it rolls back and under its own deadline.
+after ``TIMEOUT`` seconds (``verify_sitemaps`` asks on its own thread: ``here``).
 """
 
 from __future__ import annotations
@@ -123,8 +122,7 @@ def file_setting() -> str | None:
 
 
 def read_robots(origin: Origin, *, here: bool = False) -> SiteRobots:
-    """The robots.txt of the site on ``origin``, read now; asked of the project on
-    this thread if ``here``."""
+    """The robots.txt of the site on ``origin``, read now (on this thread if ``here``)."""
     path = robots_file(origin)
     if path is not None:
         return from_file(path)
@@ -165,8 +163,8 @@ class Answer:
 
 
 def through_django(origin: Origin, here: bool = False) -> SiteRobots:
-    """``/robots.txt`` of ``origin``, asked of the project on a thread of its own, or on
-    this one if ``here`` (the caller bounds its time)."""
+    """``/robots.txt`` of ``origin``, asked of the project on a thread of its own (on
+    this one if ``here``: the caller bounds its time)."""
     url = f"{origin.url}{ROBOTS_PATH}"
     if (settings.FORCE_SCRIPT_NAME or "/") != "/":
         raise RobotsUnavailable(
@@ -174,32 +172,28 @@ def through_django(origin: Origin, here: bool = False) -> SiteRobots:
             f"{settings.FORCE_SCRIPT_NAME!r} puts it below the host's root, where robots.txt "
             f"is. To read it, {FILE_HINT}."
         )
-    if here:
-        answer: Answer | BaseException
-        try:
-            answer = fetch(origin)
-        except (Exception, SystemExit) as exc:
-            answer = exc
-        return answered(url, answer)
     outcome: list[Answer | BaseException] = []
+    # On the caller's thread, its deadline's Timeout and a Ctrl-C go on up.
+    caught = (Exception, SystemExit) if here else BaseException
 
     def ask() -> None:
         try:
             outcome.append(fetch(origin))
-        except BaseException as exc:
+        except caught as exc:
             outcome.append(exc)
         finally:
-            connections.close_all()
+            if not here:
+                connections.close_all()
 
-    thread = threading.Thread(target=ask, name="sitemapkit-robots.txt", daemon=True)
-    thread.start()
-    thread.join(TIMEOUT)
+    if here:
+        ask()
+    else:
+        thread = threading.Thread(target=ask, name="sitemapkit-robots.txt", daemon=True)
+        thread.start()
+        thread.join(TIMEOUT)
     if not outcome:
         raise RobotsUnavailable(f"{url} did not answer within {TIMEOUT:g} seconds.")
-    return answered(url, outcome[0])
-
-
-def answered(url: str, answer: Answer | BaseException) -> SiteRobots:
+    answer = outcome[0]
     if isinstance(answer, BaseException):
         raise RobotsUnavailable(
             f"{url} could not be asked of the project: {type(answer).__name__}: {answer}"

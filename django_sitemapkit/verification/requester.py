@@ -6,11 +6,14 @@ The request is what a crawler's would be on the site: its scheme
 query the URL's, under ``FORCE_SCRIPT_NAME`` as the locations were built.
 The whole request, the ``request_started`` and ``request_finished`` signals
 included, runs inside one transaction on every database alias, rolled back
-after it (``rolled_back()``): a view that writes leaves no row behind,
-``ATOMIC_REQUESTS`` nests inside it, and ``transaction.on_commit()`` hooks
-are discarded unrun. Django's ``close_old_connections`` is kept from those
-signals while the requests run (``requesting()``), as the test client does:
-it would close a connection inside its transaction. E-mail is held and each
+after it (``transactions.py``, which also refuses what would end it and holds
+the connections of the view's own threads): a view that writes leaves no row
+behind, ``ATOMIC_REQUESTS`` nests inside it, and ``transaction.on_commit()``
+hooks are discarded unrun. The site's robots.txt is asked the same way. A view
+that raises ``SystemExit`` is answered as one that ended its process.
+Django's ``close_old_connections`` is kept from those signals while the
+requests run (``requesting()``), as the test client does: it would close a
+connection inside its transaction. E-mail is held and each
 request has a deadline (``containment.py``); what else lives outside the
 databases (a cache, files) is not rolled back (``docs/verify.md``).
 """

@@ -12,7 +12,7 @@ A process that sends nothing for a URL's deadline and ``GRACE`` more (a view
 blocked in C code, which no signal interrupts) is killed: that URL is a
 ``timeout``, and a new process takes the rest of its batch. One that dies
 (a view that ends the process) is replaced the same way. Nothing waits
-longer than that for a process.
+longer than that for a process; the URL of one that dies is ``exited``.
 """
 
 from __future__ import annotations
