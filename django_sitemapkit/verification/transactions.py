@@ -15,8 +15,9 @@ what keeps a view's writes inside them.
   same way (``threads_held()``), and closed, its writes discarded, once its
   thread has ended (``release_threads()``).
 
-What a view does on the driver's own connection (``connection.connection``) is
-past Django's reach, and so past this module's.
+What a view does on the driver's own connection (``connection.connection``), or
+in a MariaDB or MySQL stored procedure, is past Django's reach, and so past this
+module's.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
-from typing import Any
+from typing import Any, NoReturn
 
 from django.db import DatabaseError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -142,7 +143,7 @@ def refused(sql: str, vendor: str, kept: frozenset[str] = frozenset()) -> str | 
     return None
 
 
-def refuse(what: str) -> None:
+def refuse(what: str) -> NoReturn:
     """Raise the refusal of ``what``, and keep why for the request's report."""
     refusal = (
         f"verify_sitemaps refused {what}, which would end the transaction the view's "
