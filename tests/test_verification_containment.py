@@ -99,33 +99,48 @@ def test_a_view_that_sleeps_is_a_timeout_and_the_run_goes_on(sources: Any) -> No
 
 
 @pytest.mark.slow
-def test_jobs_report_a_timeout_and_replace_a_stuck_process(tmp_path: Path) -> None:
+def test_jobs_replace_a_stuck_process_and_one_a_view_ended(tmp_path: Path) -> None:
     # "sleeper" sleeps 60 s (its process's deadline cuts it short); "stuck" blocks
-    # SIGALRM first, as a view blocked in C code is, so its process is killed and a
-    # new one requests "last".
+    # SIGALRM first, as a view blocked in C code is, so its process is killed; "killed"
+    # kills its own process. A new process requests the rest each time, and the
+    # report is written.
     env = {"SITEMAPKIT_TEST_VERIFY_DATABASE": str(tmp_path / "verify.sqlite3")}
     assert manage("migrate", "-v", "0", settings="verify", env=env).returncode == 0
     create = (
         "from testapp.models import Article; Article.objects.bulk_create("
         "Article(slug=slug, title=slug.title()) for slug in "
-        "('first', 'sleeper', 'stuck', 'last'))"
+        "('first', 'sleeper', 'stuck', 'killed', 'last'))"
     )
     assert manage("shell", "-c", create, settings="verify", env=env).returncode == 0
+    report = tmp_path / "report.json"
     started = time.monotonic()
-    done = manage("verify_sitemaps", "--jobs", "2", "--timeout", "1", settings="verify", env=env)
+    done = manage(
+        "verify_sitemaps", "--jobs", "2", "--timeout", "1", "--json", str(report),
+        settings="verify", env=env,
+    )  # fmt: skip
     assert time.monotonic() - started < BOUND
     assert (TIMINGS.sub(r"S \1", done.stdout), done.stderr, done.returncode) == (
         "sitemap.xml: the index and 2 pages requested, 0 problems (S s)\n"
-        "articles: 4 of 4 URLs requested, 2 problems (S s)\n"
+        "articles: 5 of 5 URLs requested, 3 problems (S s)\n"
         "pages: 2 of 2 URLs requested, 0 problems (S s)\n"
-        "Found 2 problems:\n"
+        "Found 3 problems:\n"
         "articles, no answer within the deadline: 2 URLs\n"
         f"  {BASE}/articles/sleeper/  no answer within 1 s\n"
         f"  {BASE}/articles/stuck/  no answer within 1 s; its process was killed\n"
-        "6 URLs requested in S s, S ms a URL.\n",
-        "CommandError: 2 problems found, more than --max-problems 0.\n",
+        "articles, ends the process it runs in: 1 URL\n"
+        f"  {BASE}/articles/killed/  its process was killed by SIGKILL\n"
+        "7 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 3 problems found, more than --max-problems 0.\n",
         1,
     )
+    assert [
+        (problem["url"], problem["reason"])
+        for problem in json.loads(report.read_text())["problems"]
+    ] == [
+        (f"{BASE}/articles/sleeper/", "timeout"),
+        (f"{BASE}/articles/stuck/", "timeout"),
+        (f"{BASE}/articles/killed/", "exited"),
+    ]
 
 
 def test_a_refused_host_is_one_message(sources: Any, caplog: pytest.LogCaptureFixture) -> None:

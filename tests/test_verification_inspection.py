@@ -134,6 +134,7 @@ def test_same_url_after_normalization(one: str, other: str, same: bool) -> None:
     assert same_url(one, other) is same
 
 
+@pytest.mark.django_db
 @pytest.mark.usefixtures("verify_site")
 def test_login_is_read_from_the_settings() -> None:
     site = SitemapSite("default", Origin.from_url("https://www.example.com"))
@@ -182,6 +183,7 @@ def test_a_robots_txt_that_cannot_be_read_is_said_of_each_url() -> None:
     ]
 
 
+@pytest.mark.django_db
 @pytest.mark.usefixtures("verify_site")
 def test_the_robots_txt_is_the_projects_own() -> None:
     site = SitemapSite("default", Origin.from_url("https://www.example.com"))

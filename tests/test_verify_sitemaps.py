@@ -714,3 +714,24 @@ def test_alternates_on_pages_not_read_are_counted_unchecked(sources: Sources) ->
         "CommandError: 1 problem found, more than --max-problems 0.\n",
         1,
     )
+
+
+def test_a_view_that_exits_is_reported_and_the_run_goes_on(
+    sources: Sources, tmp_path: Path
+) -> None:
+    # sys.exit() in a view ends a WSGI server's worker; here it is that URL's problem.
+    sources(ArticleSource)
+    articles("first", "exits", "last")
+    report = tmp_path / "report.json"
+    assert verify(json=str(report)) == (
+        INDEX_AND_ONE_PAGE + "articles: 3 of 3 URLs requested, 1 problem (S s)\n"
+        "Found 1 problem:\n"
+        "articles, ends the process it runs in: 1 URL\n"
+        f"  {BASE}/articles/exits/  SystemExit(3)\n"
+        "3 URLs requested in S s, S ms a URL.\n",
+        "CommandError: 1 problem found, more than --max-problems 0.\n",
+        1,
+    )
+    assert json.loads(report.read_text()) == json_report(
+        3, (f"{BASE}/articles/exits/", "exited", "SystemExit(3)")
+    )

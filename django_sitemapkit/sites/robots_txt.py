@@ -7,7 +7,7 @@ with the site's host and scheme goes through Django's handler and the project's
 middleware, as a crawler's request would, on a thread of its own. Nothing of the
 caller's own request (its URLconf, language, script prefix or database
 connection, all per thread) is touched, and a view that hangs is left behind
-after ``TIMEOUT`` seconds.
+after ``TIMEOUT`` seconds (``verify_sitemaps`` asks on its own thread: ``here``).
 """
 
 from __future__ import annotations
@@ -121,12 +121,12 @@ def file_setting() -> str | None:
     return None if raw is None else repr(raw)
 
 
-def read_robots(origin: Origin) -> SiteRobots:
-    """The robots.txt of the site on ``origin``, read now."""
+def read_robots(origin: Origin, *, here: bool = False) -> SiteRobots:
+    """The robots.txt of the site on ``origin``, read now (on this thread if ``here``)."""
     path = robots_file(origin)
     if path is not None:
         return from_file(path)
-    return through_django(origin)
+    return through_django(origin, here)
 
 
 def robots_file(origin: Origin) -> str | None:
@@ -162,8 +162,9 @@ class Answer:
     elsewhere: str | None = None
 
 
-def through_django(origin: Origin) -> SiteRobots:
-    """``/robots.txt`` of ``origin``, asked of the project on a thread of its own."""
+def through_django(origin: Origin, here: bool = False) -> SiteRobots:
+    """``/robots.txt`` of ``origin``, asked of the project on a thread of its own (on
+    this one if ``here``: the caller bounds its time)."""
     url = f"{origin.url}{ROBOTS_PATH}"
     if (settings.FORCE_SCRIPT_NAME or "/") != "/":
         raise RobotsUnavailable(
@@ -172,18 +173,24 @@ def through_django(origin: Origin) -> SiteRobots:
             f"is. To read it, {FILE_HINT}."
         )
     outcome: list[Answer | BaseException] = []
+    # On the caller's thread, its deadline's Timeout and a Ctrl-C go on up.
+    caught = (Exception, SystemExit) if here else BaseException
 
     def ask() -> None:
         try:
             outcome.append(fetch(origin))
-        except BaseException as exc:
+        except caught as exc:
             outcome.append(exc)
         finally:
-            connections.close_all()
+            if not here:
+                connections.close_all()
 
-    thread = threading.Thread(target=ask, name="sitemapkit-robots.txt", daemon=True)
-    thread.start()
-    thread.join(TIMEOUT)
+    if here:
+        ask()
+    else:
+        thread = threading.Thread(target=ask, name="sitemapkit-robots.txt", daemon=True)
+        thread.start()
+        thread.join(TIMEOUT)
     if not outcome:
         raise RobotsUnavailable(f"{url} did not answer within {TIMEOUT:g} seconds.")
     answer = outcome[0]

@@ -26,6 +26,7 @@ from django_sitemapkit.names import section_of
 from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.verification.containment import take_mail
 from django_sitemapkit.verification.reasons import (
+    EXITED,
     SITEMAP_EMPTY,
     SITEMAP_STATUS,
     SITEMAP_UNREADABLE,
@@ -67,6 +68,8 @@ def document_problem(answer: Answer, read: Callable[[bytes], int]) -> Reason | N
     """Why a document fails a crawler, if it does."""
     if answer.timed_out:
         return reason(TIMEOUT, answer.error or "")
+    if answer.exited:
+        return reason(EXITED, answer.error or "")
     if answer.status == 200 and answer.body is None:
         return reason(SITEMAP_UNREADABLE, answer.error or "")
     if answer.status != 200 or answer.body is None:

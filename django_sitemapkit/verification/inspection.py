@@ -25,10 +25,11 @@ from django.utils.encoding import iri_to_uri
 from django_sitemapkit.conf import conf
 from django_sitemapkit.sites.base_urls import DEFAULT_PORTS
 from django_sitemapkit.sites.configured import SitemapSite
-from django_sitemapkit.sites.robots_txt import RobotsUnavailable, SiteRobots, read_robots
+from django_sitemapkit.sites.robots_txt import SiteRobots
 from django_sitemapkit.verification.markup import SHOWN, canonical_links, noindex_for
 from django_sitemapkit.verification.reasons import (
     CANONICAL,
+    EXITED,
     GONE,
     LOGIN,
     NOINDEX,
@@ -42,7 +43,7 @@ from django_sitemapkit.verification.reasons import (
     Reason,
     reason,
 )
-from django_sitemapkit.verification.requester import Answer
+from django_sitemapkit.verification.requester import Answer, Requester
 
 # RFC 9110 section 15.4: the redirections that carry a Location.
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -67,16 +68,14 @@ class SiteFacts:
     agents: tuple[str, ...]
 
     @classmethod
-    def found(cls, site: SitemapSite) -> SiteFacts:
+    def found(cls, site: SitemapSite, requester: Requester | None = None) -> SiteFacts:
+        """The facts of ``site``, its robots.txt asked of the project by ``requester``
+        (as a URL is: in rolled-back transactions, under a deadline)."""
         try:
             login: str | None = str(resolve_url(settings.LOGIN_URL))
         except NoReverseMatch:
             login = None
-        robots: SiteRobots | str
-        try:
-            robots = read_robots(site.origin)
-        except RobotsUnavailable as exc:
-            robots = str(exc)
+        robots = (requester or Requester(site)).robots()
         return cls(login, robots, tuple(conf.ROBOTS_AGENTS))
 
 
@@ -146,9 +145,12 @@ INDEXABLE_CHECKS: tuple[Check, ...] = (noindex_reasons, canonical_reasons)
 
 def inspected(url: str, answer: Answer, site: SiteFacts) -> list[Reason]:
     """Every reason ``answer`` gives not to list ``url``; a view cut short at its
-    deadline gives that one alone, as it gave no answer to judge."""
+    deadline, or one that ended its process, gives that one alone, as it gave no
+    answer to judge."""
     if answer.timed_out:
         return [reason(TIMEOUT, answer.error or "")]
+    if answer.exited:
+        return [reason(EXITED, answer.error or "")]
     found = []
     for check in CHECKS + (INDEXABLE_CHECKS if answer.status == 200 else ()):
         found += check(url, answer, site)

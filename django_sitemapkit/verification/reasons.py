@@ -27,6 +27,7 @@ HREFLANG = "hreflang"
 ROBOTS = "robots"
 UNREADABLE = "unreadable"
 TIMEOUT = "timeout"
+EXITED = "exited"
 SITEMAP_STATUS = "sitemap-status"
 SITEMAP_EMPTY = "sitemap-empty"
 SITEMAP_UNREADABLE = "sitemap-unreadable"
@@ -39,6 +40,7 @@ KINDS: dict[str, str] = {
     SERVER_ERROR: "server error (5xx)",
     STATUS: "another status than 200",
     TIMEOUT: "no answer within the deadline",
+    EXITED: "ends the process it runs in",
     LOGIN: "redirects to the login page",
     REDIRECT: "redirects",
     NOINDEX: "marked noindex",

@@ -6,11 +6,14 @@ The request is what a crawler's would be on the site: its scheme
 query the URL's, under ``FORCE_SCRIPT_NAME`` as the locations were built.
 The whole request, the ``request_started`` and ``request_finished`` signals
 included, runs inside one transaction on every database alias, rolled back
-after it (``rolled_back()``): a view that writes leaves no row behind,
-``ATOMIC_REQUESTS`` nests inside it, and ``transaction.on_commit()`` hooks
-are discarded unrun. Django's ``close_old_connections`` is kept from those
-signals while the requests run (``requesting()``), as the test client does:
-it would close a connection inside its transaction. E-mail is held and each
+after it (``transactions.py``, which also refuses what would end it and holds
+the connections of the view's own threads): a view that writes leaves no row
+behind, ``ATOMIC_REQUESTS`` nests inside it, and ``transaction.on_commit()``
+hooks are discarded unrun. The site's robots.txt is asked the same way. A view
+that raises ``SystemExit`` is answered as one that ended its process.
+Django's ``close_old_connections`` is kept from those signals while the
+requests run (``requesting()``), as the test client does: it would close a
+connection inside its transaction. E-mail is held and each
 request has a deadline (``containment.py``); what else lives outside the
 databases (a cache, files) is not rolled back (``docs/verify.md``).
 """
@@ -20,7 +23,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
@@ -29,11 +32,14 @@ from urllib.parse import unquote_to_bytes, urlsplit
 from django.conf import settings
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
-from django.db import DatabaseError, close_old_connections, connections, transaction
+from django.db import close_old_connections
 from django.http import HttpResponseBase
 
 from django_sitemapkit.conf import MAX_BYTES, conf
 from django_sitemapkit.sites.configured import SitemapSite
+from django_sitemapkit.sites.robots_rules import ROBOTS_PATH
+from django_sitemapkit.sites.robots_txt import TIMEOUT as ROBOTS_TIMEOUT
+from django_sitemapkit.sites.robots_txt import RobotsUnavailable, SiteRobots, read_robots
 from django_sitemapkit.verification.containment import (
     Timeout,
     atomic_depths,
@@ -42,6 +48,12 @@ from django_sitemapkit.verification.containment import (
     settle,
 )
 from django_sitemapkit.verification.markup import Head, read_head
+from django_sitemapkit.verification.transactions import (
+    refusals,
+    release_threads,
+    rolled_back,
+    threads_held,
+)
 
 #: The most bytes of an HTML body read for its head (HTML's head comes first;
 #: Google reads 15 MB of a page, but a head past 1 MiB is no head in practice).
@@ -68,6 +80,8 @@ class Answer:
     error: str | None = None
     #: Whether the view was cut short at its deadline (``status`` is then 0).
     timed_out: bool = False
+    #: Whether the view ended its process (``sys.exit()``; ``status`` is then 0).
+    exited: bool = False
     #: The body of a 200, for a sitemap document (``Requester.document()``).
     body: bytes | None = None
 
@@ -97,38 +111,13 @@ def requesting(request_log: bool = False) -> Iterator[None]:
     disabled = request_logger.disabled
     request_logger.disabled = disabled or not request_log
     try:
-        with hold_mail():
+        with hold_mail(), threads_held():
             yield
     finally:
         request_logger.disabled = disabled
         signals.got_request_exception.disconnect(dispatch_uid=__name__)
         for signal in removed:
             signal.connect(close_old_connections)
-
-
-class Unreachable(Exception):
-    """A database a request's transaction cannot be opened on."""
-
-
-@contextmanager
-def rolled_back() -> Iterator[None]:
-    """One transaction on each database alias, rolled back however the block ends."""
-    with ExitStack() as stack:
-        for alias in connections:
-            try:
-                stack.enter_context(transaction.atomic(using=alias))
-            except DatabaseError as exc:
-                raise Unreachable(
-                    f"No transaction can be opened on database {alias!r} of DATABASES "
-                    f"({type(exc).__name__}: {exc}), so no request can be rolled back: "
-                    "nothing was requested since. Every database of DATABASES must be "
-                    "reachable while verify_sitemaps runs."
-                ) from exc
-        try:
-            yield
-        finally:
-            for alias in connections:
-                transaction.set_rollback(True, using=alias)
 
 
 class Requester:
@@ -181,6 +170,7 @@ class Requester:
     def requested(self, url: str, read: Callable[[HttpResponseBase], Answer]) -> Answer:
         environ = self.environ(url)
         _raised.clear()
+        refusals.clear()
         depths = atomic_depths()
         late = Answer(0, {}, error=f"no answer within {self.timeout:g} s", timed_out=True)
         try:
@@ -189,19 +179,55 @@ class Requester:
         except Timeout:
             settle(depths)
             return late
+        finally:
+            release_threads()
         # A view that caught its Timeout and answered after all answered too late.
-        return late if expiry.passed else answer
+        if expiry.passed:
+            return late
+        # One that caught a refusal answered what it would not answer in production.
+        if refusals:
+            return Answer(500, {}, error=f"TransactionManagementError: {refusals[0]}")
+        return answer
+
+    def robots(self) -> SiteRobots | str:
+        """The site's robots.txt, asked of the project as a URL is (on this thread,
+        inside rolled-back transactions, within ``read_robots()``'s ``TIMEOUT``); else
+        why it could not be read."""
+        url = f"{self.site.origin.url}{ROBOTS_PATH}"
+        late = f"{url} did not answer within {ROBOTS_TIMEOUT:g} seconds."
+        refusals.clear()
+        depths = atomic_depths()
+        try:
+            with rolled_back(), deadline(ROBOTS_TIMEOUT) as expiry:
+                robots = read_robots(self.site.origin, here=True)
+        except RobotsUnavailable as exc:
+            return late if expiry.passed else str(exc)
+        except Timeout:
+            settle(depths)
+            return late
+        finally:
+            release_threads()
+        if expiry.passed:
+            return late
+        if refusals:
+            return f"{url} could not be asked of the project: {refusals[0]}"
+        return robots
 
     def answered(
         self, environ: dict[str, Any], read: Callable[[HttpResponseBase], Answer]
     ) -> Answer:
         try:
             response = self.handler(environ, lambda status, headers: None)
+        except SystemExit as exc:
+            # sys.exit() in a view: a WSGI server's worker would end with no answer.
+            return Answer(0, {}, error=f"SystemExit({exc.code!r})", exited=True)
         except Exception as exc:
             # DEBUG_PROPAGATE_EXCEPTIONS: Django raised it instead of answering 500.
             return Answer(500, {}, error=described(exc))
         try:
             return read(response)
+        except SystemExit as exc:
+            return Answer(0, {}, error=f"SystemExit({exc.code!r})", exited=True)
         except Exception as exc:
             # A streamed body that failed after its first bytes.
             return Answer(500, {}, error=described(exc))

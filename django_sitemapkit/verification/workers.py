@@ -12,12 +12,13 @@ A process that sends nothing for a URL's deadline and ``GRACE`` more (a view
 blocked in C code, which no signal interrupts) is killed: that URL is a
 ``timeout``, and a new process takes the rest of its batch. One that dies
 (a view that ends the process) is replaced the same way. Nothing waits
-longer than that for a process.
+longer than that for a process; the URL of one that dies is ``exited``.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -33,7 +34,7 @@ from django_sitemapkit.sites.configured import SitemapSite
 from django_sitemapkit.sites.robots_txt import TIMEOUT as ROBOTS_TIMEOUT
 from django_sitemapkit.verification.containment import take_mail
 from django_sitemapkit.verification.inspection import SiteFacts, inspected
-from django_sitemapkit.verification.reasons import SERVER_ERROR, TIMEOUT, Reason, reason
+from django_sitemapkit.verification.reasons import EXITED, TIMEOUT, Reason, reason
 from django_sitemapkit.verification.requester import Requester
 
 #: URLs sent to a process at once: enough to make the hand-over cheap, few
@@ -69,7 +70,8 @@ Checked = tuple[list[Reason], int]
 def checked(site: SitemapSite, url: str, timeout: float) -> Checked:
     """The reasons of ``url`` on ``site``, and the messages its view sent."""
     if site.name not in _requesters:
-        _requesters[site.name] = (Requester(site, timeout), SiteFacts.found(site))
+        requester = Requester(site, timeout)
+        _requesters[site.name] = (requester, SiteFacts.found(site, requester))
     requester, facts = _requesters[site.name]
     return inspected(url, requester.get(url), facts), take_mail()
 
@@ -116,6 +118,17 @@ class Job:
     @property
     def finished(self) -> Done:
         return Done(self.batch.section, len(self.batch.urls), self.problems, self.mails)
+
+
+def ended(code: int | None) -> str:
+    """How a process ended, from its exit code (a signal's is negative)."""
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"its process was killed by {name}"
+    return f"its process ended (exit status {code})"
 
 
 class Worker:
@@ -226,9 +239,7 @@ class Requests:
             reasons, mails = worker.connection.recv()
         except (EOFError, OSError):
             worker.process.join()
-            code = worker.process.exitcode
-            why = f"the process requesting it ended (exit status {code})"
-            self.replace(worker, job, reason(SERVER_ERROR, why))
+            self.replace(worker, job, reason(EXITED, ended(worker.process.exitcode)))
             return
         job.add(job.rest[0], reasons, mails)
         worker.due = now + self.allowed

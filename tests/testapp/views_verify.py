@@ -4,13 +4,16 @@ the problem."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Iterator
 
 from django.contrib.auth.decorators import login_required
 from django.core.mail import send_mail
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import (
     Http404,
     HttpRequest,
@@ -24,6 +27,11 @@ from testapp.models import Article
 
 #: What the views' ``on_commit`` hooks did (none may run under verify_sitemaps).
 committed: list[str] = []
+#: What the "threaded" page's thread raised.
+thread_errors: list[str] = []
+#: Whether the robots.txt view writes a row each time it is asked (what a view that
+#: logs its requests does).
+robots_writes = False
 #: The site's robots.txt: an article whose slug ends in ``-hidden`` is disallowed by a
 #: wildcard rule, and ``?print=`` pages by another.
 ROBOTS_TXT = "User-agent: *\nDisallow: /*?print=\nDisallow: /articles/*-hidden/$\n"
@@ -41,6 +49,10 @@ def own_canonical(request: HttpRequest) -> str:
 
 
 def article(request: HttpRequest, slug: str) -> HttpResponse:
+    if slug == "threaded":
+        # Before this thread reads the table: SQLite's in-memory test database locks a
+        # table another connection has read in its transaction.
+        return threaded(request, slug)
     found = get_object_or_404(Article, slug=slug)
     if slug == "missing":
         # A listed row the page does not show: what a stricter queryset does.
@@ -72,6 +84,17 @@ def article(request: HttpRequest, slug: str) -> HttpResponse:
     if slug == "mailer":
         # What a view that notifies someone does.
         send_mail("Viewed", f"{slug} was viewed.", "site@example.com", ["editor@example.com"])
+    if slug == "committer":
+        # What a view that ends its transaction by hand does: ``?sql=`` says how.
+        Article.objects.create(slug="written-before-a-commit", published=False)
+        with connection.cursor() as cursor:
+            cursor.execute(request.GET.get("sql", "COMMIT"))
+        Article.objects.create(slug="written-after-a-commit", published=False)
+    if slug == "exits":
+        sys.exit(3)
+    if slug == "killed":
+        # A view that ends its process: nothing below it runs.
+        os.kill(os.getpid(), signal.SIGKILL)
     if slug == "sleeper":
         return sleeping(request, found)
     if slug == "stubborn":
@@ -93,6 +116,27 @@ def writing(request: HttpRequest, found: Article) -> HttpResponse:
     Article.objects.create(slug="written-by-a-view", published=False)
     transaction.on_commit(lambda: committed.append(found.slug or ""))
     return html(found.title, own_canonical(request))
+
+
+def threaded(request: HttpRequest, slug: str) -> HttpResponse:
+    """A page that writes on a thread of its own (with its own database connection),
+    in and out of an atomic block, and waits for it; with ``?commit=1`` the thread
+    commits by hand, and keeps what that raised in ``thread_errors``."""
+
+    def write() -> None:
+        Article.objects.create(slug="written-on-a-thread", published=False)
+        with transaction.atomic():
+            Article.objects.filter(slug=slug).update(title="threaded")
+        if request.GET.get("commit"):
+            try:
+                transaction.commit()
+            except Exception as exc:
+                thread_errors.append(f"{type(exc).__name__}: {exc}")
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    thread.join()
+    return html(slug.title(), own_canonical(request))
 
 
 def sleeping(request: HttpRequest, found: Article) -> HttpResponse:
@@ -143,4 +187,6 @@ def streamed(request: HttpRequest, fails: bool) -> StreamingHttpResponse:
 
 
 def robots_txt(request: HttpRequest) -> HttpResponse:
+    if robots_writes:
+        Article.objects.create(slug="written-by-robots-txt", published=False)
     return HttpResponse(ROBOTS_TXT, content_type="text/plain; charset=utf-8")

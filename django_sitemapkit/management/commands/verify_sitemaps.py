@@ -16,7 +16,6 @@ from django_sitemapkit.sites.hosts import several_sites
 from django_sitemapkit.verification.console import VerifyConsole
 from django_sitemapkit.verification.json_report import JsonReport
 from django_sitemapkit.verification.report import Tallies, plural
-from django_sitemapkit.verification.requester import Unreachable
 from django_sitemapkit.verification.run import (
     Planned,
     Verification,
@@ -26,6 +25,7 @@ from django_sitemapkit.verification.run import (
     planned,
     refused_hosts,
 )
+from django_sitemapkit.verification.transactions import Unreachable
 
 
 def whole_number(value: str) -> int:
