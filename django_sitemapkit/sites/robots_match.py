@@ -141,10 +141,10 @@ class Strings(Generic[T]):
             hits |= pieces.keys() & {path[i : i + length] for i in range(start, end - length + 1)}
         deeper: list[tuple[T, int]] = []
         for piece in hits:
-            value, rest = pieces[piece]
+            ending, rest = pieces[piece]
             place = path.find(piece, start)
-            if value is not None:
-                found.append((value, place + len(piece)))
+            if ending is not None:
+                found.append((ending, place + len(piece)))
             # A longer string may go on after any of the piece's places, the first first.
             while rest is not None and place >= 0:
                 rest.at(path, place + GRAM, deeper)
