@@ -22,9 +22,9 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-#: Up to this many strings are looked for one by one: ``str.find`` in C costs less
-#: than the table's lookups for so few.
-FEW = 8
+#: Up to this many strings are looked for one by one: so many ``str.find`` (in C)
+#: cost less than the table's lookups, a few per character of the path.
+FEW = 32
 #: The table reads a path this many characters at a time.
 GRAM = 4
 #: The rank of no rule: every rule's rank is lower (ranks are positions in a list).
@@ -161,7 +161,7 @@ class Node(Generic[T]):
     """The rules whose parts start with the same parts, reached at the place in a path
     where those parts end."""
 
-    __slots__ = ("children", "end_lengths", "ends", "rank", "rule", "top")
+    __slots__ = ("children", "end_lengths", "ends", "more", "rank", "rule", "top")
 
     def __init__(self) -> None:
         #: The rule whose parts are these, without ``$``, and its rank.
@@ -172,12 +172,15 @@ class Node(Generic[T]):
         self.end_lengths: tuple[int, ...] = ()
         #: The nodes of the rules of these parts and more, by their next part.
         self.children: Strings[Node[T]] = Strings()
+        #: Whether it has children (read per path: an attribute, not a call).
+        self.more = False
         #: The best rank of a rule of this node or below: none beats it.
         self.top = NONE
 
     def freeze(self) -> None:
         self.end_lengths = tuple(sorted({len(last) for last in self.ends}))
         self.children.freeze()
+        self.more = bool(self.children)
 
 
 class Matcher(Generic[T]):
@@ -241,6 +244,8 @@ class Matcher(Generic[T]):
                     found = node.ends.get(path[end - length :])
                     if found is not None and found[0] < rank:
                         rank, rule = found
-            if node.children:
-                pending += node.children.after(path, place)
+            if node.more:
+                pending += [
+                    found for found in node.children.after(path, place) if found[0].top < rank
+                ]
         return rule

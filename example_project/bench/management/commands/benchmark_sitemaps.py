@@ -104,8 +104,8 @@ class Command(BaseCommand):
             "their CPU seconds), 'fresh' (SITEMAPKIT_CHANGES: a save with and without its "
             "change record, the refresh against today's incremental build after 1, 100 and "
             "10,000 changed rows, commit to served, the index with and without the record), "
-            "'robots' (ours's page without robots.txt and under SITEMAPKIT_ROBOTS = 'exclude' "
-            "with 40,000 rules, in turns) and 'all'",
+            "'robots' (ours's page without robots.txt, and under SITEMAPKIT_ROBOTS = 'exclude' "
+            "with 40,000 rules and with 2, in turns) and 'all'",
         )
         parser.add_argument(
             "--database",
