@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from django_sitemapkit.sites.robots_match import Matcher
+
 #: Google reads the first 500 KiB of a robots.txt and ignores the rest (RFC 9309
 #: section 2.5: a parsing limit of at least 500 kibibytes).
 MAX_BYTES = 500 * 1024
@@ -140,33 +142,20 @@ class Decision:
 
 @dataclass(frozen=True)
 class Group:
-    """A group's rules made ready for many paths. Every rule matches only a path that
-    starts with its first part; those without ``*`` or ``$`` (most) are only that, and
-    one ``startswith()`` of all their prefixes rules them out at once."""
+    """A group's rules made ready for many paths (``robots_match``): what a path costs
+    grows with its length, not with the number of rules."""
 
-    plain: tuple[Rule, ...]
-    prefixes: tuple[str, ...]
-    others: tuple[Rule, ...]
+    matcher: Matcher[Rule]
 
     @classmethod
     def of(cls, rules: tuple[Rule, ...]) -> Group:
-        plain = tuple(rule for rule in rules if len(rule.parts) == 1 and not rule.anchored)
-        others = tuple(rule for rule in rules if rule not in plain)
-        return cls(plain, tuple(rule.parts[0] for rule in plain), others)
+        ordered = sorted(rules, key=precedence)
+        return cls(Matcher([(rule.parts, rule.anchored, rule) for rule in ordered]))
 
     def deciding(self, path: str) -> Rule | None:
         """The rule that decides for ``path`` (normalised): the first that matches in
-        the order of ``precedence()``, from either list."""
-        found = None
-        if path.startswith(self.prefixes):
-            found = next(rule for rule in self.plain if path.startswith(rule.parts[0]))
-        for rule in self.others:
-            if found is not None and precedence(rule) > precedence(found):
-                break
-            # The first part's test inline: most rules fail it, without a call.
-            if path.startswith(rule.parts[0]) and rule.matches(path):
-                return rule
-        return found
+        the order of ``precedence()``."""
+        return self.matcher.first(path)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from bench.deep_specs import DEEP_GROUP, deep_cases
 from bench.floor_specs import FLOOR_GROUP, FLOOR_RATIOS, floor_cases
 from bench.fresh_specs import FRESH_GROUP, FRESH_RATIOS, fresh_cases
 from bench.ratios import MEMORY, Ratio, against
+from bench.robots_specs import ROBOTS_GROUP, robots_cases
 from bench.specs import (
     ALL,
     BUILD_TABLE,
@@ -213,6 +214,7 @@ CASES: tuple[CaseSpec, ...] = (
     *deep_cases(),  # page N at page 1's cost, the index's 304: bench/deep_specs.py
     *floor_cases(),  # ours and the cursor floor in turns: bench/floor_specs.py
     *speed_cases(),  # a build before a change and after: bench/speed_specs.py
+    *robots_cases(),  # a page judged against 40,000 robots.txt rules: bench/robots_specs.py
 )
 
 BY_NAME = {case.name: case for case in CASES}
@@ -221,7 +223,8 @@ GROUPS = {
     group: tuple(case.name for case in CASES if group == ALL or group in case.groups)
     for group in (
         *(DEFAULT, COMPAT, INDEX, SITES, EXCLUSION, INCREMENTAL, DISTRIBUTED, VERIFY),
-        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, FLOOR_GROUP, SPEED_GROUP, ALL),
+        *(THIRDPARTY_GROUP, FRESH_GROUP, DEEP_GROUP, FLOOR_GROUP, SPEED_GROUP, ROBOTS_GROUP),
+        ALL,
     )
 }
 GROUPS[DROPIN] = tuple(case.name for case in CASES if DROPIN in case.groups)

@@ -103,8 +103,9 @@ class Command(BaseCommand):
             "conditional GET, a GenericSitemap and a hand-written class, in turns, with "
             "their CPU seconds), 'fresh' (SITEMAPKIT_CHANGES: a save with and without its "
             "change record, the refresh against today's incremental build after 1, 100 and "
-            "10,000 changed rows, commit to served, the index with and without the record) "
-            "and 'all'",
+            "10,000 changed rows, commit to served, the index with and without the record), "
+            "'robots' (ours's page without robots.txt, and under SITEMAPKIT_ROBOTS = 'exclude' "
+            "with 40,000 rules and with 2, in turns) and 'all'",
         )
         parser.add_argument(
             "--database",

@@ -1,0 +1,40 @@
+"""The entries of the group ``robots`` in bench/table.py's table: page 1 of the
+``--rows`` table under ``SITEMAPKIT_ROBOTS = "exclude"`` with a robots.txt of
+40,000 rules (bench/robots_cases.py), in turns (bench/turns.py) with the page
+without robots.txt, and with the page under a robots.txt of two rules: what the
+setting costs, and what the number of rules does. Every case lists the same
+bytes."""
+
+from __future__ import annotations
+
+from bench.specs import TURNS, CaseSpec, serving_page
+
+#: The group ``--cases robots``.
+ROBOTS_GROUP = "robots"
+MAKER = "bench.robots_cases:robots_page"
+MANY = 'the same page under SITEMAPKIT_ROBOTS = "exclude", a robots.txt of 40,000 rules'
+
+
+def robots_cases() -> tuple[CaseSpec, ...]:
+    """Each pair's first case is the one the report divides by."""
+    turns = {"run": TURNS, "groups": (ROBOTS_GROUP,), "serves_page": True}
+    return (
+        CaseSpec(
+            "robots-none",
+            "ours, without robots.txt, in turns with robots-many",
+            "bench.serving_cases:ours",
+            serving_page,
+            **turns,
+        ),
+        CaseSpec("robots-many", MANY, MAKER, serving_page, args=(True,), **turns),
+        CaseSpec(
+            "rules-few",
+            'ours under SITEMAPKIT_ROBOTS = "exclude", a robots.txt of 2 rules, in turns with '
+            "rules-many",
+            MAKER,
+            serving_page,
+            args=(False,),
+            **turns,
+        ),
+        CaseSpec("rules-many", MANY, MAKER, serving_page, args=(True,), **turns),
+    )
