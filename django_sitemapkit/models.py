@@ -23,8 +23,8 @@ class Change(models.Model):
     #: The row's primary key as JSON (``sources/json_values.py``); ``NULL``: every row.
     row = models.TextField(null=True)  # noqa: DJ001  # NULL (every row) is not ""
     #: The first characters of ``row``, which the index of pending records holds
-    #: (``changes/coalescing.py``); ``NULL`` with ``row``.
-    row_prefix = models.CharField(max_length=64, null=True)  # noqa: DJ001  # as row
+    #: (``changes/coalescing.py``); ``""`` when ``row`` is ``NULL``.
+    row_prefix = models.CharField(max_length=64, null=True)  # noqa: DJ001  # NULL: before 0003
     #: The values of the section keys' columns before the change, as a JSON object,
     #: when they changed (the row moved), or an array of them when the record stands
     #: for several changes; ``NULL``: where it is now, or nowhere.

@@ -11,6 +11,7 @@ def prefix_rows(apps: Any, schema_editor: Any) -> None:
     change = apps.get_model("django_sitemapkit", "Change")
     table = change.objects.using(schema_editor.connection.alias)
     table.filter(row__isnull=False).update(row_prefix=Substr("row", 1, 64))
+    table.filter(row__isnull=True).update(row_prefix="")
 
 
 class Migration(migrations.Migration):
