@@ -117,8 +117,7 @@ def test_a_refresh_after_coalesced_records_renders_what_a_full_build_does(
     gone = Article.objects.create(slug="gone", title="ba", updated_at=EARLIER)
     gone.delete()
     assert len(records.pending(100).ids) == 3
-    stdout, stderr, code = outcome("build_sitemaps", changed=True)
-    assert (stderr, code) == ("", 0)
+    assert outcome("build_sitemaps", changed=True)[1:] == ("", 0)
     assert listed(out) == full_build(tmp_path)
 
 

@@ -6,6 +6,7 @@ in a process that kept its sections before the record was written too."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -139,7 +140,7 @@ def test_a_record_that_cannot_be_read_renders_its_sections_whole_and_is_applied(
     ],
 )
 def test_a_row_is_measured_before_it_is_decoded(text: str, wrong: str) -> None:
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(ValueError, match=re.escape(wrong)) as raised:
         reading.decoded(text)
     assert str(raised.value) == wrong
 
