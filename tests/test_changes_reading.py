@@ -77,7 +77,7 @@ def files(directory: Path) -> dict[str, bytes]:
 
 
 WHOLE = "the sections that read the model are rendered again whole."
-POISONS = {
+POISONS: dict[str, tuple[Callable[[int], tuple[Any, Any, Any]], str]] = {
     "row": (lambda pk: ("testapp.article", DEEP, None), "a value nested 10,000 deep, past 8"),
     "before": (
         lambda pk: ("testapp.article", str(pk), DEEP),

@@ -93,7 +93,7 @@ def insert(using: str, written: list[Written]) -> None:
     ``bulk_create()`` costs a save more than the statement does."""
     connection = connections[using]
     name = connection.ops.quote_name
-    now = Change._meta.get_field("at").get_db_prep_value(timezone.now(), connection)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
     marks = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(written))
     params = [value for record in written for value in (*record, now)]
     with connection.cursor() as cursor:
