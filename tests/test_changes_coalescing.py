@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from commands import outcome
+from django.db import connection, connections, transaction
 from django.test import Client, override_settings
 from factories import bulk_articles
 from sitemap_xml import fetch
@@ -151,3 +153,32 @@ def test_the_index_after_coalesced_records_is_the_whole_readings(project: list[A
             status, body, _ = fetch(client, "/sitemap.xml")
             assert (status, body) == (200, whole(client))
         assert len(records.pending(100).ids) == 1
+
+
+def test_a_record_another_open_transaction_is_taking_is_left_to_it(
+    project: list[Article],
+) -> None:
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite has one writer: no transaction waits on another's record")
+    article = project[4]
+    changed(article)
+    done = threading.Event()
+
+    def other() -> None:
+        # Its own connection: a second transaction, open while the first holds the record.
+        try:
+            with transaction.atomic():
+                changed(article)
+            done.set()
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():
+        changed(article)  # takes the record, and holds it until the commit
+        thread = threading.Thread(target=other)
+        thread.start()
+        # Neither waits for the other: the second writes its change beside the record.
+        assert done.wait(timeout=20)
+    thread.join()
+    assert sorted(c.saves for c in records.pending(10).changes) == [1, 2]
+    assert {c.row for c in records.pending(10).changes} == {article.pk}
