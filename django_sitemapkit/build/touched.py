@@ -39,6 +39,7 @@ from django_sitemapkit.build.placing import (
     python_order,
 )
 from django_sitemapkit.build.planning import PlannedShard, cut, plan_section, without_empty
+from django_sitemapkit.changes.reading import ANY_MODEL
 from django_sitemapkit.changes.records import Pending
 from django_sitemapkit.changes.watch import compile_watch, label
 from django_sitemapkit.sites.configured import SitemapSite
@@ -71,18 +72,24 @@ class Touched:
         #: The records', to delete once applied.
         self.ids = pending.ids
         self.models: dict[str, ModelChanges] = {}
+        watched = compile_watch().sections
         for change in pending.changes:
+            if change.model == ANY_MODEL:
+                # Set aside, of no model it could tell: any model a section reads.
+                for section in watched:
+                    self.models.setdefault(section.model, ModelChanges()).every = True
+                continue
             found = self.models.setdefault(change.model, ModelChanges())
             if change.row is None:
                 found.every = True
             elif not change.placed:
                 found.unplaced.add(change.row)
-            elif change.before is not None:
-                found.befores.append((change.row, change.before))
+            elif change.befores:
+                found.befores += [(change.row, before) for before in change.befores]
             else:
                 found.rows.add(change.row)
         #: By section: the related models it reads, each with its lookup.
-        self.through = {watched.section: watched.through for watched in compile_watch().sections}
+        self.through = {section.section: section.through for section in watched}
         #: By section: the rows of the shards the last plan renders, for a progress bar.
         self.rows: dict[str, int] = {}
 

@@ -19,7 +19,8 @@ def changed(
     using: str | None = None,
 ) -> int:
     """Record that ``rows`` changed where no ``post_save`` said so, in the current
-    transaction (it commits or rolls back with it); return the records written.
+    transaction (it commits or rolls back with it); return the changes recorded
+    (one a row; one for a model class), each joining its row's pending record.
 
     ``rows`` is a queryset (each row it holds now: call it after an ``update()``
     that kept the rows where the sections order them), a model instance or several,

@@ -2,9 +2,10 @@
 reads is recorded in the saving transaction, and a refresh is asked for once the
 transaction commits.
 
-The record is one ``INSERT`` in the transaction (``records.write()``), so a
-rolled-back change records nothing and a committed one is on disk before any
-refresh could look: a crash between the commit and the refresh loses nothing.
+The record is written in the transaction (``records.write()``: the row's pending
+record taken and written again, ``coalescing.py``), so a rolled-back change
+records nothing and a committed one is on disk before any refresh could look: a
+crash between the commit and the refresh loses nothing.
 The refresh is asked for in ``transaction.on_commit``, once per transaction,
 outside it (``schedule.py``). The receivers are connected once, at start-up or
 when the setting changes; each reads the setting live.

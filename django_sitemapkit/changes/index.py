@@ -190,7 +190,7 @@ def brought(
         since = [change for change in read.changes if change.id > kept.newest]
         # Exactly the records the version counts since: none applied (deleted) or
         # committed below the id last seen in between.
-        if len(since) == read.version - kept.version:
+        if records.accounted(since, kept.newest) == read.version - kept.version:
             keys = changed_keys(pager, section_watch, since)
             pages = None if keys is None else updated(pager, kept.pages, keys)
             if pages is not None:
@@ -213,7 +213,7 @@ def changed_keys(
     model = pager.ordered.model
     mine = []
     for change in changes:
-        if change.model in section_watch.through:
+        if change.model in section_watch.through or change.model == records.ANY_MODEL:
             return None
         if change.model != label(model):
             continue
@@ -235,11 +235,11 @@ def changed_keys(
     for change in mine:
         if change.row in now:
             found.append(now[change.row])
-        if change.before is not None:
-            if any(a is not None and a not in change.before for a in attnames):
+        for before in change.befores:
+            if any(a is not None and a not in before for a in attnames):
                 return None
-            found.append(tuple(change.row if a is None else change.before[a] for a in attnames))
-        elif change.row not in now:
+            found.append(tuple(change.row if a is None else before[a] for a in attnames))
+        if not change.befores and change.row not in now:
             return None  # gone, and where it was is not known
     return found
 

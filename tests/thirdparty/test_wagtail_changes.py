@@ -36,7 +36,7 @@ def capturing() -> Iterator[None]:
 
 def recorded() -> list[Changed]:
     found = records.pending(1000).changes
-    return [Changed(0, c.model, c.row, c.before, c.placed) for c in found]
+    return [Changed(0, c.model, c.row, c.befores, c.placed, c.saves) for c in found]
 
 
 def tree() -> tuple[Page, Page, Page]:
@@ -56,7 +56,7 @@ def test_a_new_slug_of_a_leaf_records_its_row() -> None:
     (change,) = recorded()
     assert (change.model, change.row, change.placed) == (PAGE, leaf.pk, True)
     # Its place in the section's order (path) as it was, and the URL it had.
-    assert change.before == {"path": leaf.path, "url_path": leaf.url_path}
+    assert change.befores == ({"path": leaf.path, "url_path": leaf.url_path},)
 
 
 def test_a_new_slug_of_a_page_with_children_records_every_page() -> None:
@@ -64,7 +64,8 @@ def test_a_new_slug_of_a_page_with_children_records_every_page() -> None:
     page = section.specific
     page.slug = "t"
     page.save()
-    assert [(c.model, c.row) for c in recorded()] == [(PAGE, section.pk), (PAGE, None)]
+    # Its own row's change is in that of every page.
+    assert [(c.model, c.row) for c in recorded()] == [(PAGE, None)]
 
 
 def test_a_move_records_where_the_page_was() -> None:
@@ -73,7 +74,8 @@ def test_a_move_records_where_the_page_was() -> None:
     leaf.move(other, pos="last-child")
     moved = Page.objects.get(pk=leaf.pk)
     assert moved.path != old_path
-    changes = recorded()
-    assert Changed(0, PAGE, leaf.pk, {"path": old_path}) in changes
-    # And from where it is now: its row, saved after the move.
-    assert {(c.model, c.row) for c in changes} == {(PAGE, leaf.pk)}
+    (change,) = recorded()
+    # Where it was before the move, and from where it is now: its row, saved after it,
+    # in one record.
+    assert (change.model, change.row) == (PAGE, leaf.pk)
+    assert {"path": old_path} in change.befores
