@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,7 @@ from django_sitemapkit.encoding.encoder import Lines, optional_elements
 from django_sitemapkit.encoding.escaping import escape
 from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
 from django_sitemapkit.locations.templates import UrlTemplate, settles_location
-from django_sitemapkit.sources.disallowed import robots_guard
+from django_sitemapkit.sources.disallowed import Prefixed, robots_guard
 from django_sitemapkit.sources.entries import EntryMaker
 from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
 from django_sitemapkit.sources.text_lastmods import (
@@ -123,8 +123,18 @@ class BulkLines:
     lastmod_texts: re.Pattern[str] | None = None
     #: Whether they are of two fixed lengths (``whole_seconds()``): SQLite's, MySQL's.
     split_texts: bool = False
+    #: Under ``SITEMAPKIT_ROBOTS = "exclude"``: robots.txt's guard of these locations.
+    robots: Prefixed | None = None
 
-    def __call__(self, chunk: Sequence[Sequence[Any]], horizon: Horizon) -> Lines | None:
+    def __call__(
+        self,
+        chunk: Sequence[Sequence[Any]],
+        horizon: Horizon,
+        refuse: Callable[[Any, str], None] | None = None,
+    ) -> Lines | None:
+        """The chunk's lines, or ``None`` for the row-by-row loop; each row robots.txt
+        disallows left out, given to ``refuse`` with the reason (only once the chunk
+        is known to be taken)."""
         if not chunk:
             return [], []
         values = []
@@ -142,7 +152,10 @@ class BulkLines:
             constant = self.lastmod_constant
             if constant is not None and constant > latest:
                 return None
-            return self.fixed_lines(values, constant), [constant] * len(chunk)
+            kept = self.allowed(chunk, values, refuse)
+            if kept is not None:
+                values = [[column[number] for number in kept] for column in values]
+            return self.fixed_lines(values, constant), [constant] * len(values[0])
         read = self.texts(chunk)
         if read is None:
             return None
@@ -150,7 +163,45 @@ class BulkLines:
         lastmods = SlicedLastmods(texts)
         if lastmods.newest > latest:
             return None
+        kept = self.allowed(chunk, values, refuse)
+        if kept is not None:
+            values = [[column[number] for number in kept] for column in values]
+            texts = [texts[number] for number in kept]
+            joined, lastmods = "\n".join(texts), SlicedLastmods(texts)
         return self.dated_lines(values, texts, joined), lastmods
+
+    def allowed(
+        self,
+        chunk: Sequence[Sequence[Any]],
+        values: list[list[Any]],
+        refuse: Callable[[Any, str], None] | None,
+    ) -> list[int] | None:
+        """The indexes of the rows robots.txt allows, each other given to ``refuse``;
+        ``None`` if it allows every one."""
+        if self.robots is None:
+            return None
+        tails = self.robots.tails
+        if len(values) == 1:
+            (tail,) = tails
+            remainders = [f"{v}{tail}" for v in values[0]]
+        else:
+            middle, tail = tails
+            remainders = [f"{a}{middle}{b}{tail}" for a, b in zip(*values, strict=True)]
+        pieces = self.robots.pieces
+
+        def locate(number: int) -> str:
+            between = [
+                f"{column[number]}{piece}" for column, piece in zip(values, pieces[1:], strict=True)
+            ]
+            return pieces[0] + "".join(between)
+
+        reasons = self.robots.reasons(remainders, locate)
+        if not reasons:
+            return None
+        assert refuse is not None, "a guarded chunk is given where to refuse its rows"
+        for number, reason in reasons.items():
+            refuse(chunk[number], reason)
+        return [number for number in range(len(chunk)) if number not in reasons]
 
     def fixed_lines(self, values: list[list[Any]], lastmod: str | None) -> list[str]:
         # f-strings of locals: the cheapest way Python joins a row's pieces.
@@ -259,8 +310,6 @@ def bulk_lines(
         changefreq.read is not None
         or priority.read is not None
         or (from_text and LASTMOD_TEXT not in shape.positions)
-        # robots.txt's rules are read per location (disallowed.py).
-        or robots_guard(policy.origin) is not None
     ):
         return None
     template = UrlTemplate.compile(url_name, url_kwargs)
@@ -280,6 +329,10 @@ def bulk_lines(
             return None
         columns.append(column)
     pieces = (policy.origin_url + template.pieces[0], *template.pieces[1:])
+    guard = robots_guard(policy.origin)
+    robots = None if guard is None else guard.under(pieces)
+    if guard is not None and robots is None:
+        return None
     return BulkLines(
         tuple(columns),
         tuple(map(escape, pieces)),
@@ -288,4 +341,5 @@ def bulk_lines(
         optional_elements(changefreq.constant, priority.constant),
         UTC_TEXT_COLUMNS[shape.connection.vendor] if from_text else None,
         from_text and UTC_TEXTS[shape.connection.vendor] is CANONICAL_UTC_TEXT,
+        robots,
     )

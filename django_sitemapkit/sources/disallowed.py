@@ -11,14 +11,15 @@ not fetch it: a URL one search engine will not crawl is reported by that engine 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django_sitemapkit.conf import conf
 from django_sitemapkit.encoding.encoder import Entry
 from django_sitemapkit.sites.base_urls import Origin
-from django_sitemapkit.sites.robots_rules import Decision
+from django_sitemapkit.sites.robots_prefix import Under
+from django_sitemapkit.sites.robots_rules import Decision, Rule, compared_path, compared_pieces
 from django_sitemapkit.sites.robots_txt import SiteRobots, site_robots
 from django_sitemapkit.sources.skips import Excluded, Tally, skip_row
 
@@ -73,6 +74,16 @@ class Guard:
 
         return allowed
 
+    def under(self, pieces: Sequence[str]) -> Prefixed | None:
+        """The guard of the locations of ``pieces`` (a URL template's literal pieces, the
+        origin first) with plain text between them (``robots_rules.PLAIN``), made ready
+        for them; ``None`` where each must be judged whole."""
+        tails = compared_pieces([pieces[0][self.origin_length :], *pieces[1:]])
+        if tails is None:
+            return None
+        groups = self.robots.rules.under(tails[0], self.agents)
+        return Prefixed(self, groups, tails[1:], tuple(pieces))
+
     def allowed(
         self, entries: list[Entry], section: str, key: str, tally: Tally | None
     ) -> list[Entry]:
@@ -86,6 +97,43 @@ class Guard:
             else:
                 skip_row(section, key, why, tally, strict=False, excluded=True)
         return kept
+
+
+@dataclass(frozen=True)
+class Prefixed:
+    """A guard for the locations of one URL template: a chunk of them judged at once,
+    each by its remainder, the path after the template's fixed start."""
+
+    guard: Guard
+    #: Each group a crawler of the guard's obeys, with the first such crawler.
+    groups: list[tuple[str, Under[Rule]]]
+    #: The template's later pieces as rules compare them: a remainder is the values
+    #: between them (each plain), joined by them.
+    tails: tuple[str, ...]
+    #: The pieces as given: a refused location is named in them.
+    pieces: tuple[str, ...]
+
+    def reasons(self, remainders: list[str], locate: Callable[[int], str]) -> dict[int, str]:
+        """Why each of ``remainders`` robots.txt disallows is left out, by its index, as
+        ``Guard.reason()`` says it of its location, ``locate(index)``."""
+        refusals: dict[int, Decision] = {}
+        for agent, under in self.groups:
+            always = under.always
+            judged = under.candidates(remainders)
+            if always is not None and not always.allow:
+                judged = set(range(len(remainders)))
+            for number in sorted(judged - refusals.keys()):
+                rule = under.deciding(remainders[number])
+                if rule is not None and not rule.allow:
+                    refusals[number] = Decision(False, agent, rule)
+        found = {}
+        cut = self.guard.origin_length
+        for number, decision in sorted(refusals.items()):
+            location = locate(number)
+            # Every crawler may fetch /robots.txt (compared_path()).
+            if compared_path(location[cut:]) is not None:
+                found[number] = refused(location, decision)
+        return found
 
 
 def refused(location: str, decision: Decision) -> str:
