@@ -14,7 +14,6 @@ salvage, are ignored like every other line, and no ignored line ends a group
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -45,7 +44,6 @@ KEPT = UNRESERVED | frozenset(b"/?:@!&'()+,;=")
 HEX_DIGITS = frozenset(b"0123456789ABCDEFabcdef")
 # The text most paths are: nothing in it to normalise.
 PLAIN = re.compile(r"[A-Za-z0-9._~/?:@!&'()+,;=-]*").fullmatch
-# A "%" that starts no escape: what follows it may make one.
 OPEN_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
@@ -147,12 +145,11 @@ class Decision:
 @dataclass(frozen=True)
 class Group:
     """A group's rules made ready for many paths (``robots_match``): what a path costs
-    grows with its length, not with the number of rules."""
+    grows with its length, not with the number of rules; and for the paths of each
+    prefix asked (``under()``), from each rule's parts in the order of precedence."""
 
     matcher: Matcher[Rule]
-    #: Each rule's parts, whether ``$`` ends it, and the rule, in the order of precedence.
     ordered: tuple[tuple[tuple[str, ...], bool, Rule], ...] = ()
-    #: What the rules say of the paths of each prefix asked (``under()``).
     _under: dict[str, Under[Rule]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -164,10 +161,9 @@ class Group:
 
     def under(self, prefix: str) -> Under[Rule]:
         """The rules made ready for the paths that start with ``prefix`` (normalised)."""
-        found = self._under.get(prefix)
-        if found is None:
-            found = self._under[prefix] = Under(prefix, self.ordered)
-        return found
+        if prefix not in self._under:
+            self._under[prefix] = Under(prefix, self.ordered)
+        return self._under[prefix]
 
     def deciding(self, path: str) -> Rule | None:
         """The rule that decides for ``path`` (normalised): the first that matches in
@@ -219,11 +215,6 @@ class RobotsTxt:
                 return Decision(False, agent, rule)
         return None
 
-    def under(self, prefix: str, agents: tuple[str, ...]) -> list[tuple[str, Under[Rule]]]:
-        """Each group one of ``agents`` obeys, with the first agent obeying it, made ready
-        for the paths that start with ``prefix`` (normalised)."""
-        return [(agent, group.under(prefix)) for agent, group in self.obeyed(agents)]
-
     def obeyed(self, agents: tuple[str, ...]) -> list[tuple[str, Group]]:
         """Each group one of ``agents`` obeys, once, with the first agent obeying it."""
         found = self._obeyed.get(agents)
@@ -246,18 +237,14 @@ def compared_path(url: str) -> str | None:
     return normalised(url)
 
 
-def compared_pieces(pieces: Sequence[str]) -> tuple[str, ...] | None:
-    """The literal pieces of paths, the first their start, with text between them that
-    needs no normalising, each normalised on its own: joined, what ``compared_path()``
-    gives such a path (but ``/robots.txt``, which stays to be told). ``None`` where that
-    may not hold: a piece holds a fragment, or a "%" that what follows may make an
-    escape of, or the paths do not start with one "/"."""
-    first = pieces[0]
-    if first[:1] != "/" or first[:2] == "//":
+def compared_pieces(pieces: list[str]) -> tuple[str, ...] | None:
+    """The literal pieces of paths (the first their start; between them, text with nothing
+    to normalise) each normalised: joined, what ``compared_path()`` gives such a path, but
+    ``/robots.txt``. ``None`` where a piece holds a fragment or a "%" that what follows
+    may make an escape of (``OPEN_ESCAPE``), or the paths do not start with one "/"."""
+    if pieces[0][:1] != "/" or pieces[0][:2] == "//" or any(map(OPEN_ESCAPE.search, pieces)):
         return None
-    if any("#" in piece or OPEN_ESCAPE.search(piece) for piece in pieces):
-        return None
-    return tuple(map(normalised, pieces))
+    return None if any("#" in piece for piece in pieces) else tuple(map(normalised, pieces))
 
 
 def parse_robots_txt(content: bytes | str) -> RobotsTxt:

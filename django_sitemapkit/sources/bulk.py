@@ -49,6 +49,7 @@ from django_sitemapkit.sources.text_lastmods import (
     CANONICAL_UTC_TEXT,
     UTC_TEXTS,
     SlicedLastmods,
+    whole_seconds,
 )
 from django_sitemapkit.values import Horizon
 
@@ -147,61 +148,27 @@ class BulkLines:
         if sum(map(len, self.pieces)) + widths >= MAX_LOCATION_LENGTH:
             return None
         # One comparison with the Horizon for the chunk: the row-by-row loop looks closer.
-        latest = horizon.latest[1]
+        latest, constant = horizon.latest[1], self.lastmod_constant
+        read, lastmods = None, None
         if self.lastmod_position is None:
-            constant = self.lastmod_constant
             if constant is not None and constant > latest:
                 return None
-            kept = self.allowed(chunk, values, refuse)
-            if kept is not None:
-                values = [[column[number] for number in kept] for column in values]
+        else:
+            read = self.texts(chunk)
+            lastmods = None if read is None else SlicedLastmods(read[0])
+            if read is None or lastmods is None or lastmods.newest > latest:
+                return None
+            values.append(read[0])
+        if self.robots is not None:
+            # Only now that the chunk is taken are the rows robots.txt disallows refused.
+            values = self.robots.allowed(chunk, values, refuse)
+        if read is None or lastmods is None:
             return self.fixed_lines(values, constant), [constant] * len(values[0])
-        read = self.texts(chunk)
-        if read is None:
-            return None
-        texts, joined = read
-        lastmods = SlicedLastmods(texts)
-        if lastmods.newest > latest:
-            return None
-        kept = self.allowed(chunk, values, refuse)
-        if kept is not None:
-            values = [[column[number] for number in kept] for column in values]
-            texts = [texts[number] for number in kept]
+        *values, texts = values
+        joined = read[1]
+        if texts is not read[0]:
             joined, lastmods = "\n".join(texts), SlicedLastmods(texts)
         return self.dated_lines(values, texts, joined), lastmods
-
-    def allowed(
-        self,
-        chunk: Sequence[Sequence[Any]],
-        values: list[list[Any]],
-        refuse: Callable[[Any, str], None] | None,
-    ) -> list[int] | None:
-        """The indexes of the rows robots.txt allows, each other given to ``refuse``;
-        ``None`` if it allows every one."""
-        if self.robots is None:
-            return None
-        tails = self.robots.tails
-        if len(values) == 1:
-            (tail,) = tails
-            remainders = [f"{v}{tail}" for v in values[0]]
-        else:
-            middle, tail = tails
-            remainders = [f"{a}{middle}{b}{tail}" for a, b in zip(*values, strict=True)]
-        pieces = self.robots.pieces
-
-        def locate(number: int) -> str:
-            between = [
-                f"{column[number]}{piece}" for column, piece in zip(values, pieces[1:], strict=True)
-            ]
-            return pieces[0] + "".join(between)
-
-        reasons = self.robots.reasons(remainders, locate)
-        if not reasons:
-            return None
-        assert refuse is not None, "a guarded chunk is given where to refuse its rows"
-        for number, reason in reasons.items():
-            refuse(chunk[number], reason)
-        return [number for number in range(len(chunk)) if number not in reasons]
 
     def fixed_lines(self, values: list[list[Any]], lastmod: str | None) -> list[str]:
         # f-strings of locals: the cheapest way Python joins a row's pieces.
@@ -254,18 +221,6 @@ class BulkLines:
         if self.lastmod_texts is None or self.lastmod_texts.fullmatch(joined) is None:
             return None
         return texts, joined
-
-
-def whole_seconds(joined: str, count: int) -> list[str] | None:
-    """Each of ``count`` texts of ``CANONICAL_UTC_TEXT`` (joined) to the second
-    with a "T", split out in C, where all have the same of its two lengths (26 with
-    the microseconds, 19 without; then each has its one " " at 10 and "." at 19);
-    else ``None``, and each is sliced."""
-    if len(joined) == 27 * count - 1:
-        return joined.replace(" ", "T").replace(".", "\n").split("\n")[::2]
-    if len(joined) == 20 * count - 1:
-        return joined.replace(" ", "T").split("\n")
-    return None
 
 
 #: For each string converter, the regex Django gives it, and the values of it this

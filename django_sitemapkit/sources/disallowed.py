@@ -25,6 +25,8 @@ from django_sitemapkit.sources.skips import Excluded, Tally, skip_row
 
 #: How many of the disallowed URLs a warning names.
 FIRST = 5
+#: Where a row robots.txt disallows goes, with the reason: skipped as the locator's is.
+Refuse = Callable[[Any, str], None]
 
 
 def robots_guard(origin: Origin) -> Guard | None:
@@ -81,7 +83,8 @@ class Guard:
         tails = compared_pieces([pieces[0][self.origin_length :], *pieces[1:]])
         if tails is None:
             return None
-        groups = self.robots.rules.under(tails[0], self.agents)
+        obeyed = self.robots.rules.obeyed(self.agents)
+        groups = [(agent, group.under(tails[0])) for agent, group in obeyed]
         return Prefixed(self, groups, tails[1:], tuple(pieces))
 
     def allowed(
@@ -112,6 +115,33 @@ class Prefixed:
     tails: tuple[str, ...]
     #: The pieces as given: a refused location is named in them.
     pieces: tuple[str, ...]
+
+    def allowed(
+        self, chunk: Sequence[Any], columns: list[list[Any]], refuse: Refuse | None
+    ) -> list[list[Any]]:
+        """``columns`` (the template's arguments first, then any other) of the rows of
+        ``chunk`` robots.txt allows, each other row given to ``refuse`` with the reason:
+        the same lists if it allows every one."""
+        tails, pieces = self.tails, self.pieces
+        if len(tails) == 1:
+            (tail,) = tails
+            remainders = [f"{v}{tail}" for v in columns[0]]
+        else:
+            middle, tail = tails
+            remainders = [f"{a}{middle}{b}{tail}" for a, b in zip(*columns[:2], strict=True)]
+
+        def locate(number: int) -> str:
+            between = zip(columns, pieces[1:], strict=False)
+            return pieces[0] + "".join(f"{column[number]}{piece}" for column, piece in between)
+
+        reasons = self.reasons(remainders, locate)
+        if not reasons:
+            return columns
+        assert refuse is not None, "a guarded chunk is given where its refused rows go"
+        for number, reason in reasons.items():
+            refuse(chunk[number], reason)
+        kept = [number for number in range(len(chunk)) if number not in reasons]
+        return [[column[number] for number in kept] for column in columns]
 
     def reasons(self, remainders: list[str], locate: Callable[[int], str]) -> dict[int, str]:
         """Why each of ``remainders`` robots.txt disallows is left out, by its index, as
