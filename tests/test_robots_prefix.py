@@ -23,16 +23,21 @@ RULES = st.lists(st.tuples(st.booleans(), PATTERN), max_size=20)
 
 
 def check(rules: list[tuple[bool, str]], prefix: str, rests: list[str]) -> None:
+    """Every decision as the group's for the whole path; and, as ``refusing()`` asks,
+    whether it disallows, and by which rule."""
     group = Group.of(tuple(compiled(rules)))
     prefix = normalised("/" + prefix)
-    under = group.under(prefix)
     remainders = [normalised(rest) for rest in rests]
-    candidates = under.candidates(remainders)
-    for number, remainder in enumerate(remainders):
-        whole = group.deciding(prefix + remainder)
-        assert under.deciding(remainder) == whole, (prefix, remainder)
-        if number not in candidates:
-            assert whole == under.always, (prefix, remainder)
+    for under, whole in (
+        (Under(prefix, group.ordered), lambda rule: rule),
+        (group.refusing(prefix), lambda rule: rule if rule and not rule.allow else None),
+    ):
+        candidates = under.candidates(remainders)
+        for number, remainder in enumerate(remainders):
+            expected = whole(group.deciding(prefix + remainder))
+            assert whole(under.deciding(remainder)) == expected, (prefix, remainder)
+            if number not in candidates:
+                assert expected == whole(under.always), (prefix, remainder)
 
 
 @settings(max_examples=400)
@@ -72,6 +77,13 @@ def test_what_a_rule_says_of_the_paths_of_a_prefix() -> None:
     assert residuals("/ab/", ("/", "b/c"), False) == [(("c",), False), (("", "b/c"), False)]
     assert residuals("/ab/", ("/", "/"), True) == [(("", "/"), True), (("",), True)]
     assert residuals("/ab/", ("/ab/",), True) == [(("",), True)]
+
+
+def test_to_tell_refusals_the_allows_after_the_last_disallow_are_dropped() -> None:
+    group = Group.of(tuple(compiled([(True, "/a/*xx"), (False, "/a/*y$"), (True, "/a/*z")])))
+    # "/a/*xx" ties with "/a/*y$" and wins: it is kept; "/a/*z" decides as no rule would.
+    assert group.refusing("/a/").needles == ["xx", "y\n"]
+    assert Under("/a/", group.ordered).needles == ["xx", "y\n", "z"]
 
 
 def test_too_many_needles_look_at_every_remainder() -> None:

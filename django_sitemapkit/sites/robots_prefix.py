@@ -20,7 +20,7 @@ rule's parts, normalised, in the order rules take precedence.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import accumulate, compress
 from typing import Generic, TypeVar
@@ -85,7 +85,15 @@ class Under(Generic[T]):
 
     __slots__ = ("always", "keys", "matcher", "needles", "nested", "preceding", "seek")
 
-    def __init__(self, prefix: str, rules: Sequence[tuple[tuple[str, ...], bool, T]]) -> None:
+    def __init__(
+        self,
+        prefix: str,
+        rules: Sequence[tuple[tuple[str, ...], bool, T]],
+        wanted: Callable[[T], bool] | None = None,
+    ) -> None:
+        """With ``wanted``, only whether the deciding rule is wanted is asked, and which
+        one where it is: where ``always`` is not, the rules after the last wanted one of
+        the residual would decide as it does, and are dropped."""
         #: The first rule that matches every path of the prefix, if any.
         self.always: T | None = None
         residual: list[tuple[tuple[str, ...], bool, T]] = []
@@ -95,6 +103,9 @@ class Under(Generic[T]):
                 self.always = rule
                 break
             residual += [(rest, end, rule) for rest, end in found]
+        if wanted is not None and (self.always is None or not wanted(self.always)):
+            while residual and not wanted(residual[-1][2]):
+                residual.pop()
         self.matcher = Matcher(residual) if residual else None
         # What a remainder holds if the residual may match it: the first part of a
         # rule that has one (sorted, and for each the index of the longest other that
@@ -185,4 +196,6 @@ def holding(remainders: list[str], needles: list[str]) -> set[int]:
             number = bisect_right(starts, place) - 1
             found.add(number)
             place = text.find(string, starts[number + 1])
+        if len(found) == len(remainders):
+            break
     return found

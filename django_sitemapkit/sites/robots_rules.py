@@ -146,7 +146,7 @@ class Decision:
 class Group:
     """A group's rules made ready for many paths (``robots_match``): what a path costs
     grows with its length, not with the number of rules; and for the paths of each
-    prefix asked (``under()``), from each rule's parts in the order of precedence."""
+    prefix asked (``refusing()``), from each rule's parts in the order of precedence."""
 
     matcher: Matcher[Rule]
     ordered: tuple[tuple[tuple[str, ...], bool, Rule], ...] = ()
@@ -159,10 +159,11 @@ class Group:
         ordered = tuple((rule.parts, rule.anchored, rule) for rule in sorted(rules, key=precedence))
         return cls(Matcher(list(ordered)), ordered)
 
-    def under(self, prefix: str) -> Under[Rule]:
-        """The rules made ready for the paths that start with ``prefix`` (normalised)."""
+    def refusing(self, prefix: str) -> Under[Rule]:
+        """The rules made ready to tell which paths that start with ``prefix`` (normalised)
+        they disallow, and by which rule."""
         if prefix not in self._under:
-            self._under[prefix] = Under(prefix, self.ordered)
+            self._under[prefix] = Under(prefix, self.ordered, lambda rule: not rule.allow)
         return self._under[prefix]
 
     def deciding(self, path: str) -> Rule | None:

@@ -84,7 +84,7 @@ class Guard:
         if tails is None:
             return None
         obeyed = self.robots.rules.obeyed(self.agents)
-        groups = [(agent, group.under(tails[0])) for agent, group in obeyed]
+        groups = [(agent, group.refusing(tails[0])) for agent, group in obeyed]
         return Prefixed(self, groups, tails[1:], tuple(pieces))
 
     def allowed(
