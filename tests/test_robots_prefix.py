@@ -5,6 +5,8 @@ chunk's search leaves out are those the rule that always matches decides."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_robots_match import PIECES, compiled
@@ -12,6 +14,7 @@ from test_robots_match import PIECES, compiled
 from django_sitemapkit.sites.robots_prefix import NEEDLES, Under, residuals
 from django_sitemapkit.sites.robots_rules import (
     Group,
+    Rule,
     compared_path,
     compared_pieces,
     normalised,
@@ -28,9 +31,17 @@ def check(rules: list[tuple[bool, str]], prefix: str, rests: list[str]) -> None:
     group = Group.of(tuple(compiled(rules)))
     prefix = normalised("/" + prefix)
     remainders = [normalised(rest) for rest in rests]
+
+    def disallowing(rule: Rule | None) -> Rule | None:
+        return rule if rule is not None and not rule.allow else None
+
+    def itself(rule: Rule | None) -> Rule | None:
+        return rule
+
+    whole: Callable[[Rule | None], Rule | None]
     for under, whole in (
-        (Under(prefix, group.ordered), lambda rule: rule),
-        (group.refusing(prefix), lambda rule: rule if rule and not rule.allow else None),
+        (Under(prefix, group.ordered), itself),
+        (group.refusing(prefix), disallowing),
     ):
         candidates = under.candidates(remainders)
         for number, remainder in enumerate(remainders):
