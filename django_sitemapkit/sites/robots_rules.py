@@ -160,8 +160,7 @@ class Group:
         return cls(Matcher(list(ordered)), ordered)
 
     def refusing(self, prefix: str) -> Under[Rule]:
-        """The rules made ready to tell which paths that start with ``prefix`` (normalised)
-        they disallow, and by which rule."""
+        """The rules made ready to tell which paths of ``prefix`` they disallow, and how."""
         if prefix not in self._under:
             self._under[prefix] = Under(prefix, self.ordered, lambda rule: not rule.allow)
         return self._under[prefix]
