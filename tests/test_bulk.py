@@ -7,8 +7,10 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import tempfile
 import uuid
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from testapp.sitemaps import ArticleSource
 
 from django_sitemapkit import Field, InvalidEntry, SitemapSource
 from django_sitemapkit.encoding.encoder import Lines
+from django_sitemapkit.sites.robots_txt import forget
 from django_sitemapkit.sources.bulk import UTC_TEXT_COLUMNS, BulkLines, Column
 from django_sitemapkit.sources.plan import Plan, compile_plan
 from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
@@ -140,15 +143,44 @@ def test_a_section_with_a_check_per_row_does_not(source: type[SitemapSource]) ->
     assert plan.writer.bulk is None
 
 
-def test_a_canonical_compared_per_row_or_robots_txt_rules_turn_it_off() -> None:
+def test_a_canonical_compared_per_row_turns_it_off() -> None:
     class Compared(ArticleSource):
         # <str:slug> is percent-encoded by reverse(): canonical.py compares each row.
         name = "compared"
         canonical = "canonical_url"
 
     assert writer_of(compile_plan(Compared())).bulk is None
-    with override_settings(SITEMAPKIT_ROBOTS="exclude"):
-        assert writer_of(compile_plan(ArticleSource())).bulk is None
+
+
+def test_robots_txt_s_rules_keep_it(tmp_path: Path) -> None:
+    """Under "exclude" each chunk is judged in bulk, by the path after /articles/."""
+    robots = tmp_path / "robots.txt"
+    robots.write_text("User-agent: *\nDisallow: /articles/b/\n")
+    with override_settings(SITEMAPKIT_ROBOTS="exclude", SITEMAPKIT_ROBOTS_FILE=robots):
+        forget()
+        plan, _ = plan_of(ArticleSource)
+        bulk = writer_of(plan).bulk
+        assert bulk is not None
+        assert bulk.robots is not None
+        assert bulk.robots.tails == ("/",)
+        refused: list[tuple[Any, str]] = []
+        found = bulk(
+            [(1, "a", A_TEXT), (2, "b", A_TEXT)],
+            Horizon(NOW),
+            lambda row, why: refused.append((row, why)),
+        )
+    forget()
+    assert listed(found) == (
+        [f"<url><loc>{SITE}/articles/a/</loc><lastmod>2024-05-01T10:00:00+00:00</lastmod>" + TAIL],
+        ["2024-05-01T10:00:00+00:00"],
+    )
+    assert refused == [
+        (
+            (2, "b", A_TEXT),
+            f"robots.txt disallows '{SITE}/articles/b/' for Googlebot (Disallow: /articles/b/, "
+            "line 2)",
+        )
+    ]
 
 
 # -- the same outcome as the row-by-row loop, whatever the rows hold ---------------------
@@ -267,6 +299,59 @@ def test_any_chunk_gives_the_row_by_row_loop_s_outcome(
         pytest.skip(f"{connection.vendor} has no lastmod read as text")
     with plan.context():
         assert outcome(writer, chunk, strict) == outcome(replace(writer, bulk=None), chunk, strict)
+
+
+# Rules on the articles' paths: plain, straddling "/articles/" and its slugs, "$".
+ROBOTS_PATTERN = st.lists(
+    st.sampled_from(
+        ["/", "articles", "/art", "icles/", "a", "b", "-", "~", "%7E", "%61", "*", "$"]
+    ),
+    min_size=1,
+    max_size=5,
+).map(lambda pieces: "/" + "".join(pieces))
+ROBOTS_LINES = st.lists(
+    st.tuples(st.sampled_from(["*", "Bingbot"]), st.booleans(), ROBOTS_PATTERN), max_size=8
+)
+
+
+def robots_txt(lines: list[tuple[str, bool, str]]) -> str:
+    groups: dict[str, list[str]] = {}
+    for agent, allow, pattern in lines:
+        groups.setdefault(agent, []).append(f"{'Allow' if allow else 'Disallow'}: {pattern}")
+    return "".join(f"User-agent: {a}\n" + "\n".join(r) + "\n\n" for a, r in groups.items())
+
+
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=ROBOTS_LINES,
+    slugs=st.lists(st.text("ab-~", min_size=1, max_size=4), min_size=1, max_size=8),
+    mode=st.sampled_from(["exclude", "warn"]),
+)
+@example(
+    lines=[("*", False, "/articles/a-*$"), ("Bingbot", False, "/*~")],
+    slugs=["a-", "b~", "a"],
+    mode="exclude",
+)
+def test_robots_txt_s_rules_in_bulk_give_the_row_by_row_loop_s_outcome(
+    lines: list[tuple[str, bool, str]], slugs: list[str], mode: str
+) -> None:
+    """The bulk path takes the chunk, and leaves out (or, for "warn", lists) the same
+    rows with the same messages and counts as the loop whose locator refuses them."""
+    with tempfile.TemporaryDirectory() as directory:
+        robots = Path(directory) / "robots.txt"
+        robots.write_text(robots_txt(lines))
+        with override_settings(SITEMAPKIT_ROBOTS=mode, SITEMAPKIT_ROBOTS_FILE=robots):
+            forget()
+            plan, _ = plan_of(ArticleSource)
+            writer = replace(writer_of(plan), horizon=Horizon(NOW))
+            chunk = [(pk, slug, A_TEXT) for pk, slug in enumerate(slugs, start=1)]
+            assert writer.bulk is not None
+            with plan.context():
+                assert writer.bulk(chunk, writer.horizon, lambda row, why: None) is not None
+                bulk = outcome(writer, chunk, strict=False)
+                loop = outcome(replace(writer, bulk=None), chunk, strict=False)
+    forget()
+    assert bulk == loop
 
 
 def listed(found: Lines | None) -> tuple[list[str], list[str | None]] | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from django_sitemapkit.sites.robots_match import Matcher
+from django_sitemapkit.sites.robots_prefix import Under
 
 #: Google reads the first 500 KiB of a robots.txt and ignores the rest (RFC 9309
 #: section 2.5: a parsing limit of at least 500 kibibytes).
@@ -43,6 +44,7 @@ KEPT = UNRESERVED | frozenset(b"/?:@!&'()+,;=")
 HEX_DIGITS = frozenset(b"0123456789ABCDEFabcdef")
 # The text most paths are: nothing in it to normalise.
 PLAIN = re.compile(r"[A-Za-z0-9._~/?:@!&'()+,;=-]*").fullmatch
+OPEN_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def normalised(text: str) -> str:
@@ -143,14 +145,25 @@ class Decision:
 @dataclass(frozen=True)
 class Group:
     """A group's rules made ready for many paths (``robots_match``): what a path costs
-    grows with its length, not with the number of rules."""
+    grows with its length, not with the number of rules; and for the paths of each
+    prefix asked (``refusing()``), from each rule's parts in the order of precedence."""
 
     matcher: Matcher[Rule]
+    ordered: tuple[tuple[tuple[str, ...], bool, Rule], ...] = ()
+    _under: dict[str, Under[Rule]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, rules: tuple[Rule, ...]) -> Group:
-        ordered = sorted(rules, key=precedence)
-        return cls(Matcher([(rule.parts, rule.anchored, rule) for rule in ordered]))
+        ordered = tuple((rule.parts, rule.anchored, rule) for rule in sorted(rules, key=precedence))
+        return cls(Matcher(list(ordered)), ordered)
+
+    def refusing(self, prefix: str) -> Under[Rule]:
+        """The rules made ready to tell which paths of ``prefix`` they disallow, and how."""
+        if prefix not in self._under:
+            self._under[prefix] = Under(prefix, self.ordered, lambda rule: not rule.allow)
+        return self._under[prefix]
 
     def deciding(self, path: str) -> Rule | None:
         """The rule that decides for ``path`` (normalised): the first that matches in
@@ -222,6 +235,16 @@ def compared_path(url: str) -> str | None:
     if url.startswith(ROBOTS_PATH) and url[len(ROBOTS_PATH) : len(ROBOTS_PATH) + 1] in ("", "?"):
         return None
     return normalised(url)
+
+
+def compared_pieces(pieces: list[str]) -> tuple[str, ...] | None:
+    """The literal pieces of paths (the first their start; between them, text with nothing
+    to normalise) each normalised: joined, what ``compared_path()`` gives such a path, but
+    ``/robots.txt``. ``None`` where a piece holds a fragment or a "%" that what follows
+    may make an escape of (``OPEN_ESCAPE``), or the paths do not start with one "/"."""
+    if pieces[0][:1] != "/" or pieces[0][:2] == "//" or any(map(OPEN_ESCAPE.search, pieces)):
+        return None
+    return None if any("#" in piece for piece in pieces) else tuple(map(normalised, pieces))
 
 
 def parse_robots_txt(content: bytes | str) -> RobotsTxt:

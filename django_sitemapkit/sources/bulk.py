@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,13 +42,14 @@ from django_sitemapkit.encoding.encoder import Lines, optional_elements
 from django_sitemapkit.encoding.escaping import escape
 from django_sitemapkit.locations.policy import MAX_LOCATION_LENGTH, LocationPolicy
 from django_sitemapkit.locations.templates import UrlTemplate, settles_location
-from django_sitemapkit.sources.disallowed import robots_guard
+from django_sitemapkit.sources.disallowed import Prefixed, robots_guard
 from django_sitemapkit.sources.entries import EntryMaker
 from django_sitemapkit.sources.rows import LASTMOD_TEXT, RowShape
 from django_sitemapkit.sources.text_lastmods import (
     CANONICAL_UTC_TEXT,
     UTC_TEXTS,
     SlicedLastmods,
+    whole_seconds,
 )
 from django_sitemapkit.values import Horizon
 
@@ -123,8 +124,18 @@ class BulkLines:
     lastmod_texts: re.Pattern[str] | None = None
     #: Whether they are of two fixed lengths (``whole_seconds()``): SQLite's, MySQL's.
     split_texts: bool = False
+    #: Under ``SITEMAPKIT_ROBOTS = "exclude"``: robots.txt's guard of these locations.
+    robots: Prefixed | None = None
 
-    def __call__(self, chunk: Sequence[Sequence[Any]], horizon: Horizon) -> Lines | None:
+    def __call__(
+        self,
+        chunk: Sequence[Sequence[Any]],
+        horizon: Horizon,
+        refuse: Callable[[Any, str], None] | None = None,
+    ) -> Lines | None:
+        """The chunk's lines, or ``None`` for the row-by-row loop; each row robots.txt
+        disallows left out, given to ``refuse`` with the reason (only once the chunk
+        is known to be taken)."""
         if not chunk:
             return [], []
         values = []
@@ -137,19 +148,26 @@ class BulkLines:
         if sum(map(len, self.pieces)) + widths >= MAX_LOCATION_LENGTH:
             return None
         # One comparison with the Horizon for the chunk: the row-by-row loop looks closer.
-        latest = horizon.latest[1]
+        latest, constant = horizon.latest[1], self.lastmod_constant
+        read, lastmods = None, None
         if self.lastmod_position is None:
-            constant = self.lastmod_constant
             if constant is not None and constant > latest:
                 return None
-            return self.fixed_lines(values, constant), [constant] * len(chunk)
-        read = self.texts(chunk)
-        if read is None:
-            return None
-        texts, joined = read
-        lastmods = SlicedLastmods(texts)
-        if lastmods.newest > latest:
-            return None
+        else:
+            read = self.texts(chunk)
+            lastmods = None if read is None else SlicedLastmods(read[0])
+            if read is None or lastmods is None or lastmods.newest > latest:
+                return None
+            values.append(read[0])
+        if self.robots is not None:
+            # Only now that the chunk is taken are the rows robots.txt disallows refused.
+            values = self.robots.allowed(chunk, values, refuse)
+        if read is None or lastmods is None:
+            return self.fixed_lines(values, constant), [constant] * len(values[0])
+        *values, texts = values
+        joined = read[1]
+        if texts is not read[0]:
+            joined, lastmods = "\n".join(texts), SlicedLastmods(texts)
         return self.dated_lines(values, texts, joined), lastmods
 
     def fixed_lines(self, values: list[list[Any]], lastmod: str | None) -> list[str]:
@@ -205,18 +223,6 @@ class BulkLines:
         return texts, joined
 
 
-def whole_seconds(joined: str, count: int) -> list[str] | None:
-    """Each of ``count`` texts of ``CANONICAL_UTC_TEXT`` (joined) to the second
-    with a "T", split out in C, where all have the same of its two lengths (26 with
-    the microseconds, 19 without; then each has its one " " at 10 and "." at 19);
-    else ``None``, and each is sliced."""
-    if len(joined) == 27 * count - 1:
-        return joined.replace(" ", "T").replace(".", "\n").split("\n")[::2]
-    if len(joined) == 20 * count - 1:
-        return joined.replace(" ", "T").split("\n")
-    return None
-
-
 #: For each string converter, the regex Django gives it, and the values of it this
 #: path takes: letters, digits, "-" and "_" (and "~" where the value is quoted):
 #: unreserved characters (RFC 3986 section 2.3), which quote() leaves as they are,
@@ -259,8 +265,6 @@ def bulk_lines(
         changefreq.read is not None
         or priority.read is not None
         or (from_text and LASTMOD_TEXT not in shape.positions)
-        # robots.txt's rules are read per location (disallowed.py).
-        or robots_guard(policy.origin) is not None
     ):
         return None
     template = UrlTemplate.compile(url_name, url_kwargs)
@@ -280,6 +284,10 @@ def bulk_lines(
             return None
         columns.append(column)
     pieces = (policy.origin_url + template.pieces[0], *template.pieces[1:])
+    guard = robots_guard(policy.origin)
+    robots = None if guard is None else guard.under(pieces)
+    if guard is not None and robots is None:
+        return None
     return BulkLines(
         tuple(columns),
         tuple(map(escape, pieces)),
@@ -288,4 +296,5 @@ def bulk_lines(
         optional_elements(changefreq.constant, priority.constant),
         UTC_TEXT_COLUMNS[shape.connection.vendor] if from_text else None,
         from_text and UTC_TEXTS[shape.connection.vendor] is CANONICAL_UTC_TEXT,
+        robots,
     )

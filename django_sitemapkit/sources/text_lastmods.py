@@ -144,3 +144,15 @@ def as_utc_datetime(text: str, expression: Any, connection: Any) -> dt.datetime 
 def sliced(text: str) -> str:
     """``format_lastmod()`` of a text of the database's shape (``UTC_TEXTS``)."""
     return f"{text[:10]}T{text[11:19]}+00:00"
+
+
+def whole_seconds(joined: str, count: int) -> list[str] | None:
+    """Each of ``count`` texts of ``CANONICAL_UTC_TEXT`` (joined) to the second
+    with a "T", split out in C, where all have the same of its two lengths (26 with
+    the microseconds, 19 without; then each has its one " " at 10 and "." at 19);
+    else ``None``, and each is sliced."""
+    if len(joined) == 27 * count - 1:
+        return joined.replace(" ", "T").replace(".", "\n").split("\n")[::2]
+    if len(joined) == 20 * count - 1:
+        return joined.replace(" ", "T").split("\n")
+    return None

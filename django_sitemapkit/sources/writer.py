@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -45,7 +46,7 @@ from django_sitemapkit.sources.extended import (
 )
 from django_sitemapkit.sources.optional import LeftOut, optional_pair
 from django_sitemapkit.sources.rows import Chunk
-from django_sitemapkit.sources.skips import Tally, keep_made, skip_entry, undate_row
+from django_sitemapkit.sources.skips import Excluded, Tally, keep_made, skip_entry, undate_row
 from django_sitemapkit.values import Horizon
 
 Reader = Callable[[Any], Any]
@@ -134,13 +135,18 @@ class Writer:
             return self.direct_lines(chunk, tally)
         return entry_lines(self.entries(chunk, tally), element)
 
+    def refuse(self, tally: Tally | None, row: Any, reason: str) -> None:
+        """Skip a row the bulk path found robots.txt disallows, as the locator's refusal
+        is in the loop below (``Guard.locator()``)."""
+        skip_entry(self.section, self.row_key(row), Excluded(reason), tally, self.strict)
+
     def direct_lines(self, chunk: Chunk, tally: Tally | None) -> Lines:
         """What ``url_element(make(row))`` gives for each row, as one loop over the
         chunk with no ``Entry`` between a row and its line (the values other than
         ``<loc>`` are formatted by values.py and hold nothing to escape); the chunk
         at once where ``bulk`` can check it (bulk.py)."""
         if self.bulk is not None:
-            found = self.bulk(chunk, self.horizon)
+            found = self.bulk(chunk, self.horizon, partial(self.refuse, tally))
             if found is not None:
                 return found
         maker = self.maker
