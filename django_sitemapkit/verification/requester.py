@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from io import BytesIO
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from django.conf import settings
@@ -58,6 +58,7 @@ from django_sitemapkit.verification.transactions import (
 #: The most bytes of an HTML body read for its head (HTML's head comes first;
 #: Google reads 15 MB of a page, but a head past 1 MiB is no head in practice).
 HEAD_BYTES = 1 << 20
+T = TypeVar("T")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 USER_AGENT = "django-sitemapkit verify_sitemaps"
 # What a crawler asks for: HTML first (RFC 9110 section 12.5.1).
@@ -170,48 +171,34 @@ class Requester:
     def requested(self, url: str, read: Callable[[HttpResponseBase], Answer]) -> Answer:
         environ = self.environ(url)
         _raised.clear()
-        refusals.clear()
-        depths = atomic_depths()
-        late = Answer(0, {}, error=f"no answer within {self.timeout:g} s", timed_out=True)
-        try:
-            with rolled_back(), deadline(self.timeout) as expiry:
-                answer = self.answered(environ, read)
-        except Timeout:
-            settle(depths)
-            return late
-        finally:
-            release_threads()
-        # A view that caught its Timeout and answered after all answered too late.
-        if expiry.passed:
-            return late
-        # One that caught a refusal answered what it would not answer in production.
-        if refusals:
-            return Answer(500, {}, error=f"TransactionManagementError: {refusals[0]}")
-        return answer
+        done = contained(lambda: self.answered(environ, read), self.timeout)
+        if done.late:
+            return Answer(0, {}, error=f"no answer within {self.timeout:g} s", timed_out=True)
+        # A view that caught a refusal answered what it would not answer in production.
+        if done.refused is not None:
+            return Answer(500, {}, error=f"TransactionManagementError: {done.refused}")
+        assert done.value is not None
+        return done.value
 
     def robots(self) -> SiteRobots | str:
         """The site's robots.txt, asked of the project as a URL is (on this thread,
         inside rolled-back transactions, within ``read_robots()``'s ``TIMEOUT``); else
         why it could not be read."""
         url = f"{self.site.origin.url}{ROBOTS_PATH}"
-        late = f"{url} did not answer within {ROBOTS_TIMEOUT:g} seconds."
-        refusals.clear()
-        depths = atomic_depths()
-        try:
-            with rolled_back(), deadline(ROBOTS_TIMEOUT) as expiry:
-                robots = read_robots(self.site.origin, here=True)
-        except RobotsUnavailable as exc:
-            return late if expiry.passed else str(exc)
-        except Timeout:
-            settle(depths)
-            return late
-        finally:
-            release_threads()
-        if expiry.passed:
-            return late
-        if refusals:
-            return f"{url} could not be asked of the project: {refusals[0]}"
-        return robots
+
+        def asked() -> SiteRobots | str:
+            try:
+                return read_robots(self.site.origin, here=True)
+            except RobotsUnavailable as exc:
+                return str(exc)
+
+        done = contained(asked, ROBOTS_TIMEOUT)
+        if done.late:
+            return f"{url} did not answer within {ROBOTS_TIMEOUT:g} seconds."
+        if done.refused is not None:
+            return f"{url} could not be asked of the project: {done.refused}"
+        assert done.value is not None
+        return done.value
 
     def answered(
         self, environ: dict[str, Any], read: Callable[[HttpResponseBase], Answer]
@@ -260,6 +247,35 @@ def read_body(response: HttpResponseBase) -> Answer:
         if len(body) > MAX_BYTES:
             return Answer(200, headers, error=f"the body is larger than {MAX_BYTES:,} bytes")
     return Answer(200, headers, body=bytes(body))
+
+
+@dataclass(frozen=True)
+class Contained(Generic[T]):
+    """What a call inside a request's containment gave: its value, or ``late`` (no value
+    within its deadline), and the first statement of the view's it refused."""
+
+    value: T | None = None
+    late: bool = False
+    refused: str | None = None
+
+
+def contained(call: Callable[[], T], timeout: float) -> Contained[T]:
+    """``call()`` inside rolled-back transactions on every alias and within ``timeout``
+    seconds, the connections of its threads released after it."""
+    refusals.clear()
+    depths = atomic_depths()
+    try:
+        with rolled_back(), deadline(timeout) as expiry:
+            value = call()
+    except Timeout:
+        settle(depths)
+        return Contained(late=True)
+    finally:
+        release_threads()
+    # A call that caught its Timeout and went on gave its value too late.
+    if expiry.passed:
+        return Contained(late=True)
+    return Contained(value, refused=refusals[0] if refusals else None)
 
 
 def described(exception: BaseException) -> str:
