@@ -182,3 +182,31 @@ def test_a_record_another_open_transaction_is_taking_is_left_to_it(
     thread.join()
     assert sorted(c.saves for c in records.pending(10).changes) == [1, 2]
     assert {c.row for c in records.pending(10).changes} == {article.pk}
+
+
+def test_a_refresh_marking_its_records_waits_for_no_save_taking_one(
+    project: list[Article],
+) -> None:
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite has one writer: no transaction waits on another's record")
+    article = project[4]
+    changed(article)
+    pending = records.pending(10).ids
+    done = threading.Event()
+
+    def refresh() -> None:
+        # The refresh's own connection, marking what it read while a save holds it.
+        try:
+            records.applied(pending)
+            done.set()
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():
+        changed(article)  # takes the record, and holds it until the commit
+        thread = threading.Thread(target=refresh)
+        thread.start()
+        assert done.wait(timeout=20)
+    thread.join()
+    # The save's record stands for the change the refresh read, and is still pending.
+    assert [(c.row, c.saves) for c in records.pending(10).changes] == [(article.pk, 2)]

@@ -66,7 +66,14 @@ def applied(ids: list[int], using: str | None = None) -> None:
     now = timezone.now()
     with transaction.atomic(using=alias):
         table = Change.objects.using(alias)
-        table.filter(id__in=ids, applied__isnull=True).update(applied=now)
+        unmarked = table.filter(id__in=ids, applied__isnull=True)
+        if connections[alias].features.has_select_for_update_skip_locked:
+            # A record a saving transaction is taking is left to it: the record it
+            # writes stands for this one's changes too, and stays pending. Waiting
+            # would hold the refresh for as long as the save's transaction lasts.
+            held = unmarked.select_for_update(skip_locked=True).values_list("id", flat=True)
+            unmarked = table.filter(id__in=list(held))
+        unmarked.update(applied=now)
         # Those this transaction marked (it holds them now): ``now`` is its own.
         marked = table.filter(id__in=ids, applied=now).aggregate(saves=Sum("saves"))["saves"] or 0
         Refresh.objects.using(alias).get_or_create(name=PROJECT)
