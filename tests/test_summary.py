@@ -53,12 +53,12 @@ def test_the_values_are_the_aggregate_s() -> None:
         (Article.objects.all(), None),
     ]:
         stats = queryset.aggregate(rows=Count("pk"), last=Max("pk"), lastmod=Max(path or "pk"))
-        assert summary(queryset, path) == (
+        assert summary(queryset, path, section="articles") == (
             stats["rows"],
             stats["last"],
             stats["lastmod"] if path else None,
         )
-    assert summary(Article.objects.none(), "updated_at") == (0, None, None)
+    assert summary(Article.objects.none(), "updated_at", section="articles") == (0, None, None)
 
 
 def test_a_query_of_groups_keeps_the_aggregate() -> None:

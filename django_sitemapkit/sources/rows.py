@@ -12,10 +12,8 @@ One column is read differently where that provably changes nothing: a
 ``lastmod`` ``DateTimeField`` on SQLite or PostgreSQL with ``USE_TZ`` is
 selected as the database's text of its UTC time, and sliced
 (``text_lastmods.py``). On SQLite, any other date, time or datetime column is
-selected as an expression, which the driver does not convert as it fetches it
-(its converter of the declared type raises on a blob or on ``2024-02-30``,
-failing the page before any reader sees the row); the ORM's converters, which
-the reader applies, then refuse that one value.
+selected as an expression (``stored_lastmods.unparsed()``); the ORM's
+converters, which the reader applies, then refuse a value that is no date.
 """
 
 from __future__ import annotations
@@ -31,11 +29,12 @@ from django.conf import settings
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import F, QuerySet, TextField, Value
+from django.db.models import F, QuerySet, TextField
 from django.db.models.expressions import Col
-from django.db.models.functions import Cast, Coalesce
+from django.db.models.functions import Cast
 
 from django_sitemapkit.sources.stored_lastmods import formatted as formatted_lastmod
+from django_sitemapkit.sources.stored_lastmods import unparsed
 from django_sitemapkit.sources.text_lastmods import UTC_TEXTS, UtcTextLastmod
 
 Row = Sequence[Any]
@@ -166,9 +165,7 @@ def raw_values(
     if shape.stores_utc_text(lastmod):
         return queryset.values(*columns, **{LASTMOD_TEXT: Cast(lastmod, output_field=TextField())})
     if shape.fetch_converted(lastmod):
-        field = shape.expressions[lastmod].output_field
-        value = Coalesce(F(lastmod), Value(None), output_field=field)
-        return queryset.values(*columns, **{LASTMOD_VALUE: value})
+        return queryset.values(*columns, **{LASTMOD_VALUE: unparsed(F(lastmod))})
     return plain
 
 

@@ -59,5 +59,7 @@ def sought(pager: QueryPager, page: int) -> tuple[tuple[Any, ...] | None, tuple[
     assert pager.key is not None
     first, _ = pager.page_bounds(page)
     found = pager.ordered.values_list(pager.key[0].name)[first : first + 1]
-    rows, last_pk, lastmod, start = summary(pager.ordered, pager.lastmod_path, found, pager.section)
+    rows, last_pk, lastmod, start = summary(
+        pager.ordered, pager.lastmod_path, found, section=pager.section
+    )
     return (None if start is None else (start,)), (rows, last_pk, lastmod)

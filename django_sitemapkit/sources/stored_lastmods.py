@@ -219,12 +219,17 @@ def newest_valid(rows: QuerySet[Any], section: str, path: str, found: Unreadable
     return newest
 
 
+def unparsed(lastmod: Any) -> Coalesce:
+    """``lastmod`` as an expression that gives the same values: sqlite3 parses a bare
+    column declared date or datetime itself, and raises in the fetch on one it cannot
+    (Django's ``register_converter()``), before any reader sees the row."""
+    return Coalesce(lastmod, Value(None))
+
+
 def checked_values(rows: QuerySet[Any], lastmod: Any) -> list[tuple[Any, Any]]:
     """Each row's primary key, unconverted (for the log), and ``lastmod`` read by
     ``checked()``: a page's rows in their order, else the newest first."""
-    # An expression, not the bare column: sqlite3 would parse a column declared
-    # datetime itself, and raise in the fetch (Django's register_converter()).
-    selected = rows.annotate(**{CHECKED: Coalesce(lastmod, Value(None))})
+    selected = rows.annotate(**{CHECKED: unparsed(lastmod)})
     if not rows.query.is_sliced:
         newest_first = F(CHECKED).desc(nulls_last=True)
         selected = selected.filter(**{f"{CHECKED}__isnull": False}).order_by(newest_first)

@@ -55,7 +55,8 @@ def summary(
     queryset: QuerySet[Any],
     lastmod_path: str | None,
     seek: QuerySet[Any] | None = None,
-    section: str = "",
+    *,
+    section: str,
 ) -> tuple[Any, ...]:
     """``(rows, highest primary key, newest lastmod)`` of ``queryset``; the lastmod is
     ``None`` without a ``lastmod_path``, and the newest that is a date where the
