@@ -155,20 +155,16 @@ def test_the_index_after_coalesced_records_is_the_whole_readings(project: list[A
         assert len(records.pending(100).ids) == 1
 
 
-def test_a_record_another_open_transaction_is_taking_is_left_to_it(
-    project: list[Article],
-) -> None:
+def done_while_a_save_holds(article: Article, call: Callable[[], object]) -> bool:
+    """Whether ``call()``, on a connection of its own, finished while a transaction that
+    took ``article``'s pending record (by saving it) was still open."""
     if connection.vendor == "sqlite":
         pytest.skip("SQLite has one writer: no transaction waits on another's record")
-    article = project[4]
-    changed(article)
     done = threading.Event()
 
     def other() -> None:
-        # Its own connection: a second transaction, open while the first holds the record.
         try:
-            with transaction.atomic():
-                changed(article)
+            call()
             done.set()
         finally:
             connections.close_all()
@@ -177,9 +173,23 @@ def test_a_record_another_open_transaction_is_taking_is_left_to_it(
         changed(article)  # takes the record, and holds it until the commit
         thread = threading.Thread(target=other)
         thread.start()
-        # Neither waits for the other: the second writes its change beside the record.
-        assert done.wait(timeout=20)
+        finished = done.wait(timeout=20)
     thread.join()
+    return finished
+
+
+def test_a_record_another_open_transaction_is_taking_is_left_to_it(
+    project: list[Article],
+) -> None:
+    article = project[4]
+    changed(article)
+
+    def save() -> None:
+        with transaction.atomic():
+            changed(article)
+
+    # Neither waits for the other: the second writes its change beside the record.
+    assert done_while_a_save_holds(article, save)
     assert sorted(c.saves for c in records.pending(10).changes) == [1, 2]
     assert {c.row for c in records.pending(10).changes} == {article.pk}
 
@@ -187,26 +197,9 @@ def test_a_record_another_open_transaction_is_taking_is_left_to_it(
 def test_a_refresh_marking_its_records_waits_for_no_save_taking_one(
     project: list[Article],
 ) -> None:
-    if connection.vendor == "sqlite":
-        pytest.skip("SQLite has one writer: no transaction waits on another's record")
     article = project[4]
     changed(article)
     pending = records.pending(10).ids
-    done = threading.Event()
-
-    def refresh() -> None:
-        # The refresh's own connection, marking what it read while a save holds it.
-        try:
-            records.applied(pending)
-            done.set()
-        finally:
-            connections.close_all()
-
-    with transaction.atomic():
-        changed(article)  # takes the record, and holds it until the commit
-        thread = threading.Thread(target=refresh)
-        thread.start()
-        assert done.wait(timeout=20)
-    thread.join()
+    assert done_while_a_save_holds(article, lambda: records.applied(pending))
     # The save's record stands for the change the refresh read, and is still pending.
     assert [(c.row, c.saves) for c in records.pending(10).changes] == [(article.pk, 2)]
